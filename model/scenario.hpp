@@ -1,0 +1,70 @@
+// A scenario: one question about a cluster, as a JSON file. Every field is checked;
+// bad input throws InputError naming the file, the field and what was expected.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/cluster.hpp"
+#include "model/network.hpp"
+#include "model/profile.hpp"
+
+namespace possim {
+
+enum class Consistency { bsp, ssp };
+enum class BestSchemeRule { atc17, sacp16 };
+
+struct StragglerModel {
+  // none: every worker computes at profile speed.
+  // lognormal: each worker's compute time in each iteration is scaled by
+  //            exp(N(0, sigma^2)), drawn from the scenario's seed.
+  // fixed: per-worker slowdown factors (>= 1), given explicitly.
+  std::string kind = "none";
+  double sigma = 0;
+  std::vector<double> slowdown;
+  // Drop a worker from a step's aggregation when it is later than this factor
+  // times the median worker (0: never drop; the paper's policy is to drop).
+  double drop_after = 0;
+};
+
+struct StrategyOptions {
+  double kv_pair_bytes = 2.0 * 1024 * 1024;
+  Consistency consistency = Consistency::bsp;
+  int staleness = 0;                // SSP only; 0 with bsp
+  BestSchemeRule best_scheme = BestSchemeRule::atc17;
+  StragglerModel stragglers;
+};
+
+struct Scenario {
+  std::string path;          // where it was read from
+  std::string name;
+  std::string description;
+  std::string model_ref;     // zoo name or path to a layer JSON
+  Network network;
+  int batch_per_gpu = 32;
+  std::vector<int> nodes;          // sweep axis
+  std::vector<double> nic_gbps;    // sweep axis
+  int gpus_per_node = 1;
+  double latency_s = 50e-6;
+  int server_shards = 0;           // 0: one per worker node
+  ServerPlacement placement = ServerPlacement::colocated;
+  std::vector<std::string> strategies;
+  StrategyOptions options;
+  std::string profile_ref;
+  Profile profile;
+  int iterations = 5;
+  std::uint64_t seed = 1;
+
+  // The cluster of one sweep point.
+  Cluster cluster(int nodes, double nic_gbps) const;
+};
+
+// Parse and validate; relative paths (model, profile) resolve against the file's folder.
+Scenario load_scenario(const std::string& path);
+Scenario parse_scenario(const std::string& json_text, const std::string& where,
+                        const std::string& base_dir);
+
+const char* to_string(Consistency c);
+const char* to_string(BestSchemeRule r);
+
+}  // namespace possim
