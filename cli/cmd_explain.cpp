@@ -1,0 +1,68 @@
+// possim explain SCENARIO: for one point, each parameter layer's scheme, the Table 1
+// costs behind the choice, and when its sync ran in a steady iteration.
+#include <algorithm>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/table.hpp"
+#include "model/error.hpp"
+#include "model/scenario.hpp"
+#include "model/sweep.hpp"
+
+namespace possim::cli {
+
+int cmd_explain(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  std::string scenario_path, strategy, engine_name;
+  int nodes = 0;
+  double gbps = 0;
+  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
+      "strategy", po::value(&strategy), "strategy (default: poseidon if listed, else the first)")(
+      "nodes", po::value(&nodes), "node count (default: the largest in the scenario)")(
+      "gbps", po::value(&gbps), "NIC Gbit/s (default: the first in the scenario)")(
+      "engine", po::value(&engine_name)->default_value(default_engine()),
+      ("engine: " + engine_names()).c_str());
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse("explain", args, desc, pos, vm, "SCENARIO [--strategy S] [--nodes N] [--gbps B]"))
+    return 0;
+
+  const Scenario s = load_scenario(scenario_path);
+  if (strategy.empty())
+    strategy = std::count(s.strategies.begin(), s.strategies.end(), "poseidon") ? "poseidon"
+                                                                              : s.strategies.front();
+  if (!is_strategy(strategy)) throw InputError("--strategy", "unknown strategy '" + strategy + "'",
+                                               "single, ps, wfbp, poseidon, tf_stock, adam, onebit or allreduce");
+  if (!vm.count("nodes")) nodes = *std::max_element(s.nodes.begin(), s.nodes.end());
+  if (!vm.count("gbps")) gbps = s.nic_gbps.front();
+  if (nodes < 1) throw InputError("--nodes", std::to_string(nodes) + " is not a node count", "an integer >= 1");
+  if (gbps < 0.1 || gbps > 1000) throw InputError("--gbps", fixed(gbps, 3) + " is out of range", "0.1 to 1000");
+
+  const auto engine = make_engine(engine_name);
+  const SweepPoint p{strategy, nodes, gbps};
+  const Result r = run_point(s, p, *engine, single_gpu_images_per_s(s, *engine));
+
+  std::cout << s.network.name << ", " << strategy << ", " << nodes << " nodes x "
+            << s.gpus_per_node << " GPU, " << fixed(gbps, 1) << " Gbit/s, batch " << s.batch_per_gpu
+            << "/GPU, " << r.cluster.server_shards << " server shards ("
+            << to_string(r.cluster.placement) << ")\n";
+  std::cout << "compute: " << s.profile.compute_source(s.network, s.batch_per_gpu) << "\n";
+  std::cout << "costs are Table 1 parameters per iteration through the busiest node; "
+               "sync times are from a steady iteration's start\n\n";
+  Table t({"layer", "kind", "params", "scheme", "PS cost", "SFB cost", "sync start s", "sync end s", "why"});
+  for (const LayerResult& l : r.layers)
+    t.add({l.name, l.kind, si(l.params, ""), l.scheme, si(l.ps_params, ""),
+           l.kind == "fc" ? si(l.sfb_params, "") : "-",
+           l.sync_start_s >= 0 ? fixed(l.sync_start_s, 4) : "-",
+           l.sync_end_s >= 0 ? fixed(l.sync_end_s, 4) : "-", l.why});
+  t.print(std::cout);
+  std::cout << "\niteration " << fixed(r.iteration_s, 4) << " s, " << fixed(r.images_per_s, 1)
+            << " images/s, speedup " << fixed(r.speedup, 2) << "x, GPU stall " << percent(r.stall_share())
+            << ", busiest node sends " << si(r.sent_bytes_max, "B") << " and receives "
+            << si(r.received_bytes_max, "B") << " per iteration\n";
+  return 0;
+}
+
+}  // namespace possim::cli

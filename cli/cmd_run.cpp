@@ -1,0 +1,91 @@
+// possim run SCENARIO: every strategy x nodes x bandwidth point, a table for people,
+// JSON and CSV for programs, and optionally a Chrome trace per point.
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/table.hpp"
+#include "model/result_io.hpp"
+#include "model/scenario.hpp"
+#include "model/sweep.hpp"
+
+namespace possim::cli {
+
+namespace {
+
+void print_table(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
+  out << s.name << ": " << s.network.name << ", batch " << s.batch_per_gpu << "/GPU, "
+      << s.gpus_per_node << " GPU/node, engine " << results.front().engine << ", profile "
+      << s.profile.name << "\n";
+  out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
+  Table t({"strategy", "nodes", "Gbit/s", "images/s", "speedup", "efficiency", "stall", "iter s"});
+  std::string last;
+  for (const Result& r : results) {
+    if (!last.empty() && r.strategy != last) t.separator();
+    last = r.strategy;
+    t.add({r.strategy, std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1),
+           fixed(r.images_per_s, 1), fixed(r.speedup, 2) + "x", percent(r.efficiency),
+           percent(r.stall_share()), fixed(r.iteration_s, 4)});
+  }
+  t.print(out);
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  std::string scenario_path, engine_name, out_dir;
+  bool trace = false, quiet = false;
+  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
+      "engine", po::value(&engine_name)->default_value(default_engine()),
+      ("engine: " + engine_names()).c_str())(
+      "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME)")(
+      "trace", po::bool_switch(&trace), "also write a Chrome trace per point under traces/generated/")(
+      "quiet,q", po::bool_switch(&quiet), "no table, no progress");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse("run", args, desc, pos, vm, "SCENARIO [--engine E] [--out DIR] [--trace]")) return 0;
+
+  const Scenario s = load_scenario(scenario_path);
+  const auto engine = make_engine(engine_name);
+  if (out_dir.empty()) out_dir = "results/" + s.name;
+
+  const bool tty = isatty(STDERR_FILENO) && !quiet;
+  const auto progress = [&](std::size_t done, std::size_t total) {
+    if (tty) std::fprintf(stderr, "\r%zu/%zu points", done, total);
+  };
+  std::vector<Result> results;
+  const double single = single_gpu_images_per_s(s, *engine);
+  const auto points = sweep_points(s);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    results.push_back(run_point(s, points[i], *engine, single, trace));
+    progress(i + 1, points.size());
+    if (trace) {
+      Result& r = results.back();
+      const std::string path = "traces/generated/" + s.name + "_" + r.strategy + "_" +
+                               std::to_string(r.cluster.nodes) + "n_" + fixed(r.cluster.nic_gbps, 0) +
+                               "g_" + r.engine + ".json";
+      write_file_atomic(path, chrome_trace(r.timeline, s.name + " " + r.strategy).dump());
+      r.timeline.clear();
+    }
+  }
+  if (tty) std::fprintf(stderr, "\r\033[K");
+
+  nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
+                      {"profile", s.profile.name}, {"seed", s.seed}, {"results", nlohmann::json::array()}};
+  for (const Result& r : results) j["results"].push_back(result_to_json(r));
+  write_file_atomic(out_dir + "/results.json", j.dump(2) + "\n");
+  write_file_atomic(out_dir + "/results.csv", results_csv(results));
+
+  if (!quiet) {
+    print_table(s, results, std::cout);
+    std::cout << "\nwrote " << out_dir << "/results.json and " << out_dir << "/results.csv\n";
+    if (trace) std::cout << "wrote Chrome traces under traces/generated/ (open in Perfetto)\n";
+  }
+  return 0;
+}
+
+}  // namespace possim::cli

@@ -1,0 +1,21 @@
+// possim subcommands. Each returns the process exit status: 0 ok, 1 failure while
+// running, 2 bad input (one line on stderr naming what and where).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/engine.hpp"
+
+namespace possim::cli {
+
+int cmd_run(const std::vector<std::string>& args);
+int cmd_explain(const std::vector<std::string>& args);
+int cmd_models(const std::vector<std::string>& args);
+
+// Engines selectable with --engine; throws InputError for an unknown name.
+std::unique_ptr<Engine> make_engine(const std::string& name);
+std::string default_engine();
+std::string engine_names();
+
+}  // namespace possim::cli

@@ -1,0 +1,27 @@
+#include "cli/options.hpp"
+
+#include <iostream>
+
+#include "model/error.hpp"
+
+namespace possim::cli {
+
+bool parse(const std::string& command, const std::vector<std::string>& args,
+           po::options_description& desc, const po::positional_options_description& pos,
+           po::variables_map& vm, const std::string& usage) {
+  desc.add_options()("help,h", "show this help");
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: possim " << command << ' ' << usage << "\n\n" << desc << '\n';
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError("possim " + command, "command line", e.what(),
+                     "possim " + command + " " + usage);
+  }
+  return true;
+}
+
+}  // namespace possim::cli

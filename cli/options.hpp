@@ -1,0 +1,18 @@
+// Boost.Program_options glue: parse a subcommand's arguments, turning every mistake
+// into one InputError line.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace possim::cli {
+
+namespace po = boost::program_options;
+
+// Parses args; returns false (after printing help to stdout) when --help was given.
+bool parse(const std::string& command, const std::vector<std::string>& args,
+           po::options_description& desc, const po::positional_options_description& pos,
+           po::variables_map& vm, const std::string& usage);
+
+}  // namespace possim::cli

@@ -1,0 +1,25 @@
+// A plain-text table for people: right-aligned numbers, left-aligned words.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace possim::cli {
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void separator() { rows_.push_back({}); }
+  void print(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string fixed(double v, int decimals);
+std::string percent(double fraction);
+std::string si(double v, const char* unit);  // 1.23 G{unit}
+
+}  // namespace possim::cli

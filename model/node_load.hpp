@@ -1,0 +1,22 @@
+// Bytes and messages that one network task puts on the busiest node's NIC, and on the
+// average node's: the closed form behind the analytic engine and the traffic report.
+#pragma once
+
+#include "model/sync_plan.hpp"
+
+namespace possim {
+
+enum class Role { worker, server };
+
+struct NodeLoad {
+  Role tx_role = Role::worker, rx_role = Role::worker;
+  double tx_bytes_max = 0, rx_bytes_max = 0;   // busiest sender / receiver, one instance
+  double messages_max = 0;                     // at the busiest endpoint
+  double total_bytes = 0;                      // all instances together, off-host only
+  int sequential_steps = 1;                    // latencies paid in series (ring: 2(P-1))
+};
+
+// Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once).
+NodeLoad node_load(const SyncPlan& plan, const Task& t);
+
+}  // namespace possim

@@ -1,0 +1,32 @@
+#include "model/result.hpp"
+
+#include "model/engine.hpp"
+
+namespace possim {
+
+void Result::finish(double single_gpu_images_per_s_in) {
+  images_per_s = iteration_s > 0 ? double(batch_per_gpu) * cluster.total_gpus() / iteration_s : 0;
+  single_gpu_images_per_s = single_gpu_images_per_s_in;
+  speedup = single_gpu_images_per_s > 0 ? images_per_s / single_gpu_images_per_s : 0;
+  efficiency = cluster.total_gpus() > 0 ? speedup / cluster.total_gpus() : 0;
+}
+
+void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r) {
+  r.layers.clear();
+  for (const LayerDecision& d : plan.decisions) {
+    LayerResult row;
+    const Layer& l = net.layers.at(std::size_t(d.layer));
+    row.layer = d.layer;
+    row.name = l.name;
+    row.kind = to_string(l.kind);
+    row.scheme = d.scheme;
+    row.params = double(l.params());
+    row.ps_params = d.ps_params;
+    row.sfb_params = d.sfb_params;
+    row.adam_params = d.adam_params;
+    row.why = d.why;
+    r.layers.push_back(row);
+  }
+}
+
+}  // namespace possim

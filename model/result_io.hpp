@@ -1,0 +1,21 @@
+// Results as the ecosystem reads them: JSON and CSV (pandas), Chrome trace (Perfetto).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/result.hpp"
+
+namespace possim {
+
+nlohmann::json result_to_json(const Result& r);
+std::string results_csv(const std::vector<Result>& results);
+// Chrome trace event format: one "X" event per timeline interval, microseconds.
+nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& title);
+
+// Write through a temporary file and rename, so a failed run leaves nothing half-written.
+// Throws std::runtime_error naming the path.
+void write_file_atomic(const std::string& path, const std::string& contents);
+
+}  // namespace possim

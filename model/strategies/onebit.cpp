@@ -1,0 +1,46 @@
+// 1-bit SGD (CNTK): gradients quantized to one bit per value with the quantization error
+// carried to the next step, plus two floats per column to reconstruct; both directions
+// go through the PS at that size. The GPU pays a quantization pass per layer.
+#include <algorithm>
+
+#include "model/strategies/plan_builder.hpp"
+#include "model/strategies/registry.hpp"
+
+namespace possim {
+namespace {
+
+// Bytes on the wire per fp32 byte: 1 bit per value + 2 floats per column.
+double wire_scale(const Layer& l) {
+  const double values = double(l.params());
+  const double columns = l.kind == LayerKind::fc ? double(l.fc_m) : double(std::max<std::int64_t>(1, l.out.c));
+  return std::min(1.0, (values / 8.0 + 8.0 * columns) / (values * 4.0));
+}
+
+class OneBit : public Strategy {
+ public:
+  const char* name() const override { return "onebit"; }
+  const char* summary() const override { return "1-bit quantized PS with residual, overlapped"; }
+  SyncPlan plan(const PlanRequest& r) const override {
+    PlanBuilder b(r, name());
+    b.add_compute();
+    std::vector<std::pair<int, TaskId>> synced;
+    for (int l : b.param_layers_top_down()) {
+      Task q;
+      q.kind = TaskKind::quantize;
+      q.layer = l;
+      q.duration_s = b.param_bytes(l) / r.profile->quantize_bytes_per_s;
+      q.deps = {now(b.backward(l))};
+      const TaskId quantized = b.add(q);
+      const double scale = wire_scale(b.net().layers[std::size_t(l)]);
+      synced.emplace_back(l, b.ps_sync(l, b.tensor_hashed(l, b.param_bytes(l)), {now(quantized)}, scale));
+      b.decide(b.costs(l, "onebit", "1-bit values + 2 floats per column"));
+    }
+    b.close_iteration(synced);
+    return b.finish();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_onebit_strategy() { return std::make_unique<OneBit>(); }
+}  // namespace possim

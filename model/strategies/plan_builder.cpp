@@ -1,0 +1,304 @@
+#include "model/strategies/plan_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "model/cost.hpp"
+
+namespace possim {
+
+namespace {
+constexpr double kBytesPerParam = 4;  // fp32 gradients and parameters
+}
+
+PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : req_(r) {
+  plan_.strategy = strategy;
+  plan_.cluster = r.cluster;
+  plan_.batch_per_gpu = r.batch_per_gpu;
+  plan_.workers = r.cluster.nodes;
+  plan_.iterations = r.iterations;
+  plan_.consistency = r.options.consistency;
+  plan_.staleness = r.options.staleness;
+  const Profile& p = *r.profile;
+  plan_.rates.nic_bytes_per_s = r.cluster.nic_bytes_per_s() * p.tcp_goodput;
+  plan_.rates.latency_s = r.cluster.latency_s;
+  plan_.rates.per_message_s = p.per_message_s;
+  plan_.rates.pcie_bytes_per_s = p.pcie_bytes_per_s;
+  plan_.rates.pcie_latency_s = p.pcie_latency_s;
+  plan_.rates.d2d_bytes_per_s = p.d2d_bytes_per_s;
+  plan_.rates.server_apply_bytes_per_s = p.server_apply_bytes_per_s;
+  plan_.per_iteration_s = p.per_iteration_s;
+  times_ = p.layer_times(*r.net, r.batch_per_gpu);
+}
+
+double PlanBuilder::param_bytes(int layer) const {
+  return double(net().layers.at(std::size_t(layer)).params()) * kBytesPerParam;
+}
+
+std::vector<int> PlanBuilder::param_layers_top_down() const {
+  std::vector<int> out;
+  for (int l = int(net().layers.size()) - 1; l >= 0; --l)
+    if (net().layers[std::size_t(l)].has_params()) out.push_back(l);
+  return out;
+}
+
+TaskId PlanBuilder::add(Task t) {
+  plan_.tasks.push_back(std::move(t));
+  return TaskId(plan_.tasks.size() - 1);
+}
+
+void PlanBuilder::add_compute(const Deps& first_forward_deps) {
+  const int n = int(net().layers.size());
+  forward_.assign(std::size_t(n), 0);
+  backward_.assign(std::size_t(n), 0);
+  for (int l = 0; l < n; ++l) {
+    Task t;
+    t.kind = TaskKind::forward;
+    t.layer = l;
+    t.duration_s = times_[std::size_t(l)].forward_s + (l == 0 ? plan_.per_iteration_s : 0.0);
+    if (l == 0) {
+      t.deps = first_forward_deps;
+    } else {
+      t.deps.push_back(now(forward_[std::size_t(l - 1)]));
+    }
+    forward_[std::size_t(l)] = add(t);
+  }
+  for (int l = n - 1; l >= 0; --l) {
+    Task t;
+    t.kind = TaskKind::backward;
+    t.layer = l;
+    t.duration_s = times_[std::size_t(l)].backward_s;
+    t.deps.push_back(now(l == n - 1 ? forward_.back() : backward_[std::size_t(l + 1)]));
+    backward_[std::size_t(l)] = add(t);
+  }
+  // The GPU runs one iteration after the other: f_0(t) follows b_0(t-1).
+  plan_.tasks[forward_[0]].deps.push_back(prev(backward_[0]));
+}
+
+void PlanBuilder::add_forward_dep(int layer, Dep d) {
+  plan_.tasks.at(forward_.at(std::size_t(layer))).deps.push_back(d);
+}
+
+int PlanBuilder::tensor_hashed(int layer, double bytes) {
+  Tensor tensor;
+  tensor.layer = layer;
+  tensor.bytes = bytes;
+  const double kv = req_.options.kv_pair_bytes;
+  const long long pairs = std::max(1LL, (long long)std::ceil(bytes / kv));
+  std::map<int, Slice> by_shard;
+  for (long long i = 0; i < pairs; ++i) {
+    const int shard = int(next_pair_++ % shards());
+    Slice& s = by_shard[shard];
+    s.shard = shard;
+    s.bytes += (i + 1 < pairs) ? kv : bytes - kv * double(pairs - 1);
+    s.pairs += 1;
+  }
+  for (auto& [_, s] : by_shard) tensor.slices.push_back(s);
+  plan_.tensors.push_back(tensor);
+  return int(plan_.tensors.size() - 1);
+}
+
+int PlanBuilder::tensor_per_variable(int layer) {
+  const Layer& l = net().layers.at(std::size_t(layer));
+  Tensor tensor;
+  tensor.layer = layer;
+  tensor.bytes = param_bytes(layer);
+  for (double params : {double(l.weight_params), double(l.bias_params)}) {
+    if (params <= 0) continue;
+    const int shard = int(next_variable_++ % shards());
+    tensor.slices.push_back(Slice{shard, params * kBytesPerParam, 1});
+  }
+  plan_.tensors.push_back(tensor);
+  return int(plan_.tensors.size() - 1);
+}
+
+int PlanBuilder::tensor_on_shard(int layer, double bytes, int shard) {
+  Tensor tensor;
+  tensor.layer = layer;
+  tensor.bytes = bytes;
+  tensor.slices.push_back(Slice{shard, bytes, 1});
+  plan_.tensors.push_back(tensor);
+  return int(plan_.tensors.size() - 1);
+}
+
+TaskId PlanBuilder::copy(TaskKind kind, int layer, double bytes, const Deps& deps) {
+  Task t;
+  t.kind = kind;
+  t.layer = layer;
+  t.bytes = bytes;
+  t.deps = deps;
+  return add(t);
+}
+
+// Several GPUs per node: gradients are gathered on the leader GPU first, and fresh
+// parameters are copied back out to the others afterwards.
+TaskId PlanBuilder::intra_node(TaskKind kind, int layer, double bytes, const Deps& deps) {
+  const int others = req_.cluster.gpus_per_node - 1;
+  if (others <= 0) return deps.empty() ? TaskId(-1) : deps.back().task;
+  return copy(kind, layer, bytes * others, deps);
+}
+
+TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, double wire_scale) {
+  const double bytes = param_bytes(layer);
+  Deps d = after;
+  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(TaskKind::gather, layer, bytes, d))};
+  const TaskId d2h = copy(TaskKind::copy_d2h, layer, bytes * wire_scale, d);
+  Task push;
+  push.kind = TaskKind::push;
+  push.layer = layer;
+  push.pattern = FlowPattern::to_shards;
+  push.tensor = tensor;
+  push.scale = wire_scale;
+  push.deps = {now(d2h)};
+  const TaskId p = add(push);
+  Task apply;
+  apply.kind = TaskKind::apply;
+  apply.scope = Scope::shard;
+  apply.layer = layer;
+  apply.tensor = tensor;
+  apply.deps = {now(p)};
+  return add(apply);
+}
+
+PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps& after,
+                                                double wire_scale) {
+  const double bytes = param_bytes(layer);
+  Task pull;
+  pull.kind = TaskKind::pull;
+  pull.layer = layer;
+  pull.pattern = FlowPattern::from_shards;
+  pull.tensor = tensor;
+  pull.scale = wire_scale;
+  pull.deps = after;
+  const TaskId p = add(pull);
+  TaskId last = copy(TaskKind::copy_h2d, layer, bytes * wire_scale, {now(p)});
+  if (req_.cluster.gpus_per_node > 1) last = intra_node(TaskKind::scatter, layer, bytes, {now(last)});
+  return {p, last};
+}
+
+TaskId PlanBuilder::ps_sync(int layer, int tensor, const Deps& after, double wire_scale) {
+  const TaskId apply = ps_push_half(layer, tensor, after, wire_scale);
+  return ps_pull_half(layer, tensor, {now(apply)}, wire_scale).done;
+}
+
+TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
+  const Layer& l = net().layers.at(std::size_t(layer));
+  const double k = node_batch();
+  const double factor_bytes = k * double(l.fc_m + l.fc_n) * kBytesPerParam;
+  Deps d = after;
+  if (req_.cluster.gpus_per_node > 1) {
+    // Each GPU's factors (its own batch) go to the leader.
+    const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
+    d = {now(intra_node(TaskKind::gather, layer, per_gpu, d))};
+  }
+  const TaskId d2h = copy(TaskKind::copy_d2h, layer, factor_bytes, d);
+  Task bcast;
+  bcast.kind = TaskKind::broadcast;
+  bcast.layer = layer;
+  bcast.pattern = FlowPattern::to_peers;
+  bcast.bytes = factor_bytes;
+  bcast.deps = {now(d2h)};
+  const TaskId b = add(bcast);
+  const TaskId h2d = copy(TaskKind::copy_h2d, layer, factor_bytes * (workers() - 1), {now(b)});
+  Task rebuild;
+  rebuild.kind = TaskKind::rebuild;
+  rebuild.layer = layer;
+  // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
+  rebuild.duration_s = 2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
+                       req_.profile->rebuild_flops_per_s;
+  rebuild.deps = {now(h2d)};
+  TaskId last = add(rebuild);
+  if (req_.cluster.gpus_per_node > 1)
+    last = intra_node(TaskKind::scatter, layer, param_bytes(layer), {now(last)});
+  return last;
+}
+
+TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
+  const Layer& l = net().layers.at(std::size_t(layer));
+  const double factor_bytes = double(node_batch()) * double(l.fc_m + l.fc_n) * kBytesPerParam;
+  Deps d = after;
+  if (req_.cluster.gpus_per_node > 1) {
+    const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
+    d = {now(intra_node(TaskKind::gather, layer, per_gpu, d))};
+  }
+  const TaskId d2h = copy(TaskKind::copy_d2h, layer, factor_bytes, d);
+  Task push;
+  push.kind = TaskKind::push;
+  push.layer = layer;
+  push.pattern = FlowPattern::to_shards;
+  push.tensor = tensor_on_shard(layer, factor_bytes, owner_shard);
+  push.deps = {now(d2h)};
+  const TaskId p = add(push);
+  // The owner rebuilds each worker's gradient and applies it to the full matrix.
+  const int params = tensor_on_shard(layer, param_bytes(layer), owner_shard);
+  Task apply;
+  apply.kind = TaskKind::apply;
+  apply.scope = Scope::shard;
+  apply.layer = layer;
+  apply.tensor = params;
+  apply.deps = {now(p)};
+  const TaskId a = add(apply);
+  return ps_pull_half(layer, params, {now(a)}).done;
+}
+
+TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after) {
+  const double bytes = param_bytes(layer);
+  Deps d = after;
+  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(TaskKind::gather, layer, bytes, d))};
+  Task ring;
+  ring.kind = TaskKind::allreduce;
+  ring.layer = layer;
+  ring.pattern = FlowPattern::ring;
+  ring.bytes = bytes;
+  ring.deps = d;
+  TaskId last = add(ring);
+  if (req_.cluster.gpus_per_node > 1) last = intra_node(TaskKind::scatter, layer, bytes, {now(last)});
+  return last;
+}
+
+TaskId PlanBuilder::barrier(const Deps& deps) {
+  Task t;
+  t.kind = TaskKind::barrier;
+  t.deps = deps;
+  return add(t);
+}
+
+void PlanBuilder::close_iteration(const std::vector<std::pair<int, TaskId>>& synced) {
+  if (plan_.consistency == Consistency::bsp) {
+    Deps all;
+    for (const auto& [layer, done] : synced) all.push_back(now(done));
+    add_forward_dep(0, prev(barrier(all)));
+    return;
+  }
+  for (const auto& [layer, done] : synced)
+    add_forward_dep(layer, prev(done, std::uint32_t(plan_.staleness + 1)));
+}
+
+LayerDecision PlanBuilder::costs(int layer, const std::string& scheme, const std::string& why) const {
+  const Layer& l = net().layers.at(std::size_t(layer));
+  LayerDecision d;
+  d.layer = layer;
+  d.scheme = scheme;
+  d.why = why;
+  const double p1 = workers(), p2 = shards(), k = node_batch();
+  const bool colocated = req_.cluster.placement == ServerPlacement::colocated;
+  if (l.kind == LayerKind::fc) {
+    const double m = double(l.fc_m), n = double(l.fc_n);
+    d.ps_params = colocated ? table1::ps_colocated(m, n, p1, p2) : table1::ps_worker(m, n);
+    d.sfb_params = table1::sfb_worker(m, n, p1, k);
+    d.adam_params = colocated ? table1::adam_colocated(m, n, p1, k) : table1::adam_worker(m, n, k);
+  } else {
+    // A conv/BN tensor of P parameters moves like an M x N matrix with M N = P.
+    const double params = double(l.params());
+    d.ps_params = colocated ? 2 * params * (p1 + p2 - 2) / p2 : 2 * params;
+  }
+  return d;
+}
+
+SyncPlan PlanBuilder::finish() {
+  validate(plan_);
+  return std::move(plan_);
+}
+
+}  // namespace possim

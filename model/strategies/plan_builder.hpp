@@ -1,0 +1,88 @@
+// The building blocks every strategy writes its plan with: the compute chain, tensor
+// placement on shards, and one function per synchronization scheme.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/strategy.hpp"
+
+namespace possim {
+
+using TaskId = std::uint32_t;
+using Deps = std::vector<Dep>;
+
+inline Dep now(TaskId t) { return Dep{t, 0}; }
+inline Dep prev(TaskId t, std::uint32_t lag = 1) { return Dep{t, lag}; }
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const PlanRequest& r, const std::string& strategy);
+
+  const Network& net() const { return *req_.net; }
+  const SyncPlan& plan() const { return plan_; }
+  int workers() const { return plan_.workers; }
+  int shards() const { return plan_.num_shards(); }
+  // Samples whose factors a node contributes (all its GPUs).
+  int node_batch() const { return req_.batch_per_gpu * req_.cluster.gpus_per_node; }
+  double param_bytes(int layer) const;
+  // Layers that own parameters, from the top (last) layer down: the order WFBP syncs them.
+  std::vector<int> param_layers_top_down() const;
+
+  // f_0..f_{L-1} then b_{L-1}..b_0, each after the previous. f_0 also waits for
+  // `first_forward_deps` (e.g. the previous iteration's barrier).
+  void add_compute(const Deps& first_forward_deps = {});
+  // Deps appended to f_l after add_compute (e.g. SSP's fresh-parameter read).
+  void add_forward_dep(int layer, Dep d);
+  TaskId forward(int layer) const { return forward_.at(std::size_t(layer)); }
+  TaskId backward(int layer) const { return backward_.at(std::size_t(layer)); }
+  TaskId last_backward() const { return backward_.front(); }
+
+  // Tensor placement. Poseidon: KV pairs of kv_pair_bytes, dealt round-robin over all
+  // shards with one counter for the whole model, so every shard gets an even share.
+  int tensor_hashed(int layer, double bytes);
+  // TF stock: each variable (weights, then biases) whole on one shard, round-robin.
+  int tensor_per_variable(int layer);
+  // Adam: one tensor whole on one shard.
+  int tensor_on_shard(int layer, double bytes, int shard);
+
+  // Schemes. Each returns the task after which the layer's fresh parameters are on
+  // the GPU; `after` is what the sync waits for (its gradient being ready).
+  TaskId ps_sync(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
+  TaskId sfb_sync(int layer, const Deps& after);
+  TaskId adam_sync(int layer, int owner_shard, const Deps& after);
+  TaskId allreduce_sync(int layer, const Deps& after);
+  // PS halves, for strategies that split them in time (TF stock fetches at iteration start).
+  TaskId ps_push_half(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
+  struct PullIds {
+    TaskId pull;  // the network task
+    TaskId done;  // fresh parameters on every GPU of the node
+  };
+  PullIds ps_pull_half(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
+  // Add a dependency to a task already written (for deps on tasks written later, lag >= 1).
+  void add_dep(TaskId task, Dep d) { plan_.tasks.at(task).deps.push_back(d); }
+
+  TaskId barrier(const Deps& deps);
+  // Close the iteration under the scenario's consistency model. BSP: a barrier on every
+  // layer's sync, and f_0 of the next iteration waits for it. SSP with staleness s:
+  // f_l(t) waits only for layer l's sync of iteration t - s - 1.
+  void close_iteration(const std::vector<std::pair<int, TaskId>>& synced);
+  TaskId add(Task t);
+  void decide(LayerDecision d) { plan_.decisions.push_back(std::move(d)); }
+  // Table 1 costs of a layer for this cluster, filled into a decision.
+  LayerDecision costs(int layer, const std::string& scheme, const std::string& why) const;
+
+  SyncPlan finish();
+
+ private:
+  TaskId copy(TaskKind kind, int layer, double bytes, const Deps& deps);
+  TaskId intra_node(TaskKind kind, int layer, double bytes, const Deps& deps);
+
+  PlanRequest req_;
+  SyncPlan plan_;
+  std::vector<LayerTime> times_;
+  std::vector<TaskId> forward_, backward_;
+  long long next_pair_ = 0;      // global KV-pair counter for even hashing
+  long long next_variable_ = 0;  // TF round-robin counter
+};
+
+}  // namespace possim

@@ -1,0 +1,67 @@
+// Poseidon: WFBP plus hybrid communication. Each layer takes the scheme BestScheme picks
+// from Table 1: SFB for FC layers whose factors are cheaper than the full matrix, the
+// PS otherwise (or, under the 2016 rule, the Adam-style centralized SF scheme).
+#include <cstdio>
+
+#include "model/cost.hpp"
+#include "model/strategies/plan_builder.hpp"
+#include "model/strategies/registry.hpp"
+
+namespace possim {
+namespace {
+
+std::string fmt_params(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3gM", p / 1e6);
+  return buf;
+}
+
+class Poseidon : public Strategy {
+ public:
+  const char* name() const override { return "poseidon"; }
+  const char* summary() const override { return "WFBP + hybrid PS/SFB chosen per layer"; }
+  SyncPlan plan(const PlanRequest& r) const override {
+    PlanBuilder b(r, name());
+    b.add_compute();
+    std::vector<std::pair<int, TaskId>> synced;
+    int fc_index = 0;
+    for (int l : b.param_layers_top_down()) {
+      const Layer& layer = b.net().layers[std::size_t(l)];
+      const Scheme s = r.options.best_scheme == BestSchemeRule::atc17
+                           ? best_scheme_atc17(layer, b.workers(), b.shards(), b.node_batch())
+                           : best_scheme_sacp16(layer, b.workers(), b.node_batch());
+      const Deps after = {now(b.backward(l))};
+      TaskId done;
+      std::string why;
+      LayerDecision probe = b.costs(l, "", "");
+      if (layer.kind != LayerKind::fc) {
+        why = "not FC: no sufficient factors";
+      } else if (b.workers() < 2) {
+        why = "one worker: nothing to exchange";
+      } else if (s == Scheme::sfb) {
+        why = "SFB " + fmt_params(probe.sfb_params) + " <= " +
+              (r.options.best_scheme == BestSchemeRule::atc17 ? "PS " + fmt_params(probe.ps_params)
+                                                             : "Adam");
+      } else {
+        why = "SFB " + fmt_params(probe.sfb_params) + " > " +
+              (s == Scheme::ps ? "PS " + fmt_params(probe.ps_params) : "Adam");
+      }
+      if (s == Scheme::sfb) {
+        done = b.sfb_sync(l, after);
+      } else if (s == Scheme::adam) {
+        done = b.adam_sync(l, fc_index++ % b.shards(), after);
+      } else {
+        done = b.ps_sync(l, b.tensor_hashed(l, b.param_bytes(l)), after);
+      }
+      synced.emplace_back(l, done);
+      b.decide(b.costs(l, to_string(s), why));
+    }
+    b.close_iteration(synced);
+    return b.finish();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_poseidon_strategy() { return std::make_unique<Poseidon>(); }
+}  // namespace possim

@@ -1,0 +1,28 @@
+// One GPU, no communication: the baseline every speedup is measured against.
+#include "model/strategies/plan_builder.hpp"
+#include "model/strategies/registry.hpp"
+
+namespace possim {
+namespace {
+
+class Single : public Strategy {
+ public:
+  const char* name() const override { return "single"; }
+  const char* summary() const override { return "one GPU, no communication"; }
+  SyncPlan plan(const PlanRequest& r) const override {
+    PlanRequest one = r;
+    one.cluster.nodes = 1;
+    one.cluster.gpus_per_node = 1;
+    one.cluster.server_shards = 1;
+    one.cluster.placement = ServerPlacement::colocated;
+    PlanBuilder b(one, name());
+    b.add_compute();
+    for (int l : b.param_layers_top_down()) b.decide(b.costs(l, "local", "no peers"));
+    return b.finish();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_single_strategy() { return std::make_unique<Single>(); }
+}  // namespace possim

@@ -1,0 +1,34 @@
+// Run every point of a scenario (strategy x nodes x bandwidth) through one engine.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/engine.hpp"
+#include "model/scenario.hpp"
+#include "model/strategy.hpp"
+
+namespace possim {
+
+struct SweepPoint {
+  std::string strategy;
+  int nodes = 1;
+  double nic_gbps = 10;
+};
+
+// Points in output order: strategy, then nodes, then bandwidth, as the scenario lists them.
+std::vector<SweepPoint> sweep_points(const Scenario& s);
+
+PlanRequest plan_request(const Scenario& s, const SweepPoint& p);
+
+// One point, finished against the single-GPU baseline of the same engine.
+Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
+                 double single_gpu_images_per_s, bool timeline = false);
+
+// Images/s of one GPU with no communication, for speedups.
+double single_gpu_images_per_s(const Scenario& s, const Engine& engine);
+
+using Progress = std::function<void(std::size_t done, std::size_t total)>;
+std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, const Progress& progress = {});
+
+}  // namespace possim
