@@ -1,0 +1,421 @@
+// Scenario JSON: every field checked, each problem one InputError naming the file, the field
+// path and what was expected; model and profile resolve against the scenario's folder.
+#include "model/scenario.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "model/error.hpp"
+#include "model/layer_json.hpp"
+#include "model/zoo.hpp"
+
+namespace possim {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using Names = std::vector<std::string>;
+
+const Names kStrategies = {"single", "ps",   "wfbp",  "poseidon",
+                           "tf_stock", "adam", "onebit", "allreduce"};
+constexpr const char* kDefaultProfile = "titanx_maxwell";
+// Bounds that catch unit slips and typos; generous for real clusters.
+constexpr long long kMaxNodes = 100000, kMaxGpusPerNode = 64, kMaxBatch = 65536,
+                    kMaxIterations = 1000000, kMaxStaleness = 1000;
+constexpr double kMinGbps = 0.1, kMaxGbps = 1000, kMaxLatencyS = 1;
+constexpr double kMinKvBytes = 1024, kMaxKvBytes = 1024.0 * 1024 * 1024;
+constexpr double kMaxSigma = 5, kMaxSlowdown = 1000;
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps
+  // ("vgg91" is one typo away from "vgg19", not two).
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// "; did you mean 'x'?" for the closest name within edit distance 2, else "".
+std::string hint(const std::string& s, const Names& names) {
+  std::string best;
+  std::size_t best_d = 3;
+  for (const auto& n : names) {
+    const std::size_t d = edit_distance(s, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+std::string list(const Names& names, const char* sep = ", ") {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
+  return out;
+}
+
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+std::string at(const std::string& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+// Reads one document; every failure names the file and the field path.
+class Reader {
+ public:
+  explicit Reader(std::string where) : where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem,
+                         const std::string& expected = "") const {
+    throw InputError(where_, field, problem, expected);
+  }
+
+  static std::string describe(const json& v) {
+    std::string s = v.dump();
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s + " (" + v.type_name() + ")";
+  }
+
+  void object(const json& v, const std::string& path, const Names& known) const {
+    if (!v.is_object())
+      fail(path, describe(v) + " is not an object", "an object with fields " + list(known));
+    for (const auto& item : v.items())
+      if (std::find(known.begin(), known.end(), item.key()) == known.end())
+        fail(join(path, item.key()), "unknown field" + hint(item.key(), known),
+             "one of " + list(known));
+  }
+
+  const json& require(const json& obj, const std::string& path, const char* key,
+                      const std::string& expected) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing", expected);
+    return *it;
+  }
+
+  std::string text(const json& v, const std::string& path, const std::string& expected) const {
+    if (!v.is_string()) fail(path, describe(v) + " is not a string", expected);
+    return v.get<std::string>();
+  }
+
+  std::string choice(const json& v, const std::string& path, const Names& options) const {
+    const std::string expected = "one of " + list(options);
+    const std::string s = text(v, path, expected);
+    if (std::find(options.begin(), options.end(), s) == options.end())
+      fail(path, "'" + s + "' is not allowed" + hint(s, options), expected);
+    return s;
+  }
+
+  double number(const json& v, const std::string& path, double lo, double hi,
+                const std::string& expected) const {
+    if (!v.is_number()) fail(path, describe(v) + " is not a number", expected);
+    const double x = v.get<double>();
+    if (x < lo || x > hi) fail(path, v.dump() + " is out of range", expected);
+    return x;
+  }
+
+  long long integer(const json& v, const std::string& path, long long lo, long long hi,
+                    const std::string& expected) const {
+    if (!v.is_number_integer()) fail(path, describe(v) + " is not an integer", expected);
+    // Non-negative JSON integers parse as unsigned; compare in the matching type.
+    const bool out = v.is_number_unsigned()
+                         ? v.get<unsigned long long>() > (unsigned long long)hi ||
+                               (lo > 0 && v.get<unsigned long long>() < (unsigned long long)lo)
+                         : v.get<long long>() < lo || v.get<long long>() > hi;
+    if (out) fail(path, v.dump() + " is out of range", expected);
+    return v.get<long long>();
+  }
+
+  // A sweep axis: one value or a non-empty list of distinct values.
+  template <class T, class One>
+  std::vector<T> sweep(const json& v, const std::string& path, const std::string& expected,
+                       One one) const {
+    if (!v.is_array()) return {one(v, path)};
+    if (v.empty()) fail(path, "is an empty list", expected);
+    std::vector<T> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const T x = one(v[i], at(path, i));
+      auto dup = std::find(out.begin(), out.end(), x);
+      if (dup != out.end())
+        fail(at(path, i), "duplicate of " + at(path, std::size_t(dup - out.begin())),
+             "distinct sweep values");
+      out.push_back(x);
+    }
+    return out;
+  }
+
+ private:
+  std::string where_;
+};
+
+void read_servers(const Reader& r, const json& v, Scenario& s) {
+  r.object(v, "cluster.servers", {"shards", "placement"});
+  const std::string shards_expected = "\"per_node\" or a shard count >= 1";
+  if (v.contains("shards")) {
+    const json& sh = v["shards"];
+    if (sh.is_string()) {
+      if (sh != "per_node")
+        r.fail("cluster.servers.shards", "'" + sh.get<std::string>() + "' is not allowed", shards_expected);
+      s.server_shards = 0;
+    } else {
+      s.server_shards = int(r.integer(sh, "cluster.servers.shards", 1, kMaxNodes, shards_expected));
+    }
+  }
+  if (v.contains("placement"))
+    s.placement = r.choice(v["placement"], "cluster.servers.placement", {"colocated", "dedicated"}) ==
+                          "dedicated"
+                      ? ServerPlacement::dedicated
+                      : ServerPlacement::colocated;
+}
+
+void read_cluster(const Reader& r, const json& v, Scenario& s) {
+  r.object(v, "cluster", {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "servers"});
+  const std::string nodes_e = "a node count in [1, " + std::to_string(kMaxNodes) + "] or a list of them";
+  s.nodes = r.sweep<int>(r.require(v, "cluster", "nodes", nodes_e), "cluster.nodes", nodes_e,
+                         [&](const json& x, const std::string& p) {
+                           return int(r.integer(x, p, 1, kMaxNodes, nodes_e));
+                         });
+  const std::string gbps_e = "Gbit/s in [" + num(kMinGbps) + ", " + num(kMaxGbps) + "], or a list of them";
+  s.nic_gbps = r.sweep<double>(r.require(v, "cluster", "nic_gbps", gbps_e), "cluster.nic_gbps",
+                               gbps_e, [&](const json& x, const std::string& p) {
+                                 return r.number(x, p, kMinGbps, kMaxGbps, gbps_e);
+                               });
+  if (v.contains("gpus_per_node"))
+    s.gpus_per_node = int(r.integer(v["gpus_per_node"], "cluster.gpus_per_node", 1, kMaxGpusPerNode,
+                                    "GPUs per node in [1, " + std::to_string(kMaxGpusPerNode) + "]"));
+  if (v.contains("latency_s"))
+    s.latency_s = r.number(v["latency_s"], "cluster.latency_s", 0, kMaxLatencyS,
+                           "seconds in [0, " + num(kMaxLatencyS) + "]");
+  if (v.contains("servers")) read_servers(r, v["servers"], s);
+}
+
+void read_strategies(const Reader& r, const json& v, Scenario& s) {
+  const std::string expected = "a non-empty list from " + list(kStrategies);
+  if (!v.is_array()) r.fail("strategies", Reader::describe(v) + " is not a list", expected);
+  if (v.empty()) r.fail("strategies", "is an empty list", expected);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string p = at("strategies", i);
+    const std::string name = r.text(v[i], p, "a strategy: " + list(kStrategies));
+    if (std::find(kStrategies.begin(), kStrategies.end(), name) == kStrategies.end())
+      r.fail(p, "unknown strategy '" + name + "'" + hint(name, kStrategies), "one of " + list(kStrategies));
+    if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end())
+      r.fail(p, "'" + name + "' is listed twice", "distinct strategies");
+    s.strategies.push_back(name);
+  }
+}
+
+void read_stragglers(const Reader& r, const json& v, StragglerModel& m) {
+  const std::string base = "strategy_options.stragglers";
+  r.object(v, base, {"kind", "sigma", "slowdown", "drop_after"});
+  if (v.contains("kind")) m.kind = r.choice(v["kind"], base + ".kind", {"none", "lognormal", "fixed"});
+  if (v.contains("sigma")) {
+    if (m.kind != "lognormal") r.fail(base + ".sigma", "only applies to kind lognormal", "no sigma with kind " + m.kind);
+    m.sigma = r.number(v["sigma"], base + ".sigma", 0, kMaxSigma, "a log-normal sigma in [0, " + num(kMaxSigma) + "]");
+  } else if (m.kind == "lognormal") {
+    r.fail(base + ".sigma", "missing", "a log-normal sigma in [0, " + num(kMaxSigma) + "] for kind lognormal");
+  }
+  const std::string slow_e = "a list of per-worker slowdown factors >= 1";
+  if (v.contains("slowdown")) {
+    if (m.kind != "fixed") r.fail(base + ".slowdown", "only applies to kind fixed", "no slowdown with kind " + m.kind);
+    const json& sl = v["slowdown"];
+    if (!sl.is_array()) r.fail(base + ".slowdown", Reader::describe(sl) + " is not a list", slow_e);
+    for (std::size_t i = 0; i < sl.size(); ++i)
+      m.slowdown.push_back(r.number(sl[i], at(base + ".slowdown", i), 1, kMaxSlowdown,
+                                    "a slowdown factor in [1, " + num(kMaxSlowdown) + "]"));
+  } else if (m.kind == "fixed") {
+    r.fail(base + ".slowdown", "missing", slow_e + " for kind fixed");
+  }
+  if (v.contains("drop_after")) {
+    const std::string e = "0 (never drop) or a factor in [1, " + num(kMaxSlowdown) + "] of the median worker's time";
+    m.drop_after = r.number(v["drop_after"], base + ".drop_after", 0, kMaxSlowdown, e);
+    if (m.drop_after > 0 && m.drop_after < 1) r.fail(base + ".drop_after", v["drop_after"].dump() + " would drop the median worker", e);
+  }
+}
+
+void read_options(const Reader& r, const json& v, StrategyOptions& o) {
+  const std::string base = "strategy_options";
+  r.object(v, base, {"kv_pair_bytes", "consistency", "staleness", "best_scheme", "stragglers"});
+  if (v.contains("kv_pair_bytes"))
+    o.kv_pair_bytes = r.number(v["kv_pair_bytes"], base + ".kv_pair_bytes", kMinKvBytes, kMaxKvBytes,
+                               "bytes from 1024 (1 KiB) to 1073741824 (1 GiB)");
+  if (v.contains("consistency"))
+    o.consistency = r.choice(v["consistency"], base + ".consistency", {"bsp", "ssp"}) == "ssp"
+                        ? Consistency::ssp
+                        : Consistency::bsp;
+  if (v.contains("staleness")) {
+    o.staleness = int(r.integer(v["staleness"], base + ".staleness", 0, kMaxStaleness,
+                                "iterations in [0, " + std::to_string(kMaxStaleness) + "]"));
+    if (o.consistency == Consistency::bsp && o.staleness != 0)
+      r.fail(base + ".staleness", std::to_string(o.staleness) + " with consistency bsp",
+             "0 with bsp, or \"consistency\": \"ssp\"");
+  }
+  if (v.contains("best_scheme"))
+    o.best_scheme = r.choice(v["best_scheme"], base + ".best_scheme", {"atc17", "sacp16"}) == "sacp16"
+                        ? BestSchemeRule::sacp16
+                        : BestSchemeRule::atc17;
+  if (v.contains("stragglers")) read_stragglers(r, v["stragglers"], o.stragglers);
+}
+
+// Checks that need more than one field.
+void cross_check(const Reader& r, const Scenario& s) {
+  const auto smallest = std::min_element(s.nodes.begin(), s.nodes.end());
+  if (s.placement == ServerPlacement::colocated && s.server_shards > *smallest)
+    r.fail("cluster.servers.shards",
+           std::to_string(s.server_shards) + " colocated shards exceed the " +
+               std::to_string(*smallest) + " nodes of " +
+               at("cluster.nodes", std::size_t(smallest - s.nodes.begin())),
+           "at most one shard per node (" + std::to_string(*smallest) +
+               "), \"per_node\", or \"placement\": \"dedicated\"");
+  const StragglerModel& m = s.options.stragglers;
+  const int largest = *std::max_element(s.nodes.begin(), s.nodes.end());
+  if (m.kind == "fixed" && int(m.slowdown.size()) != largest)
+    r.fail("strategy_options.stragglers.slowdown",
+           "has " + std::to_string(m.slowdown.size()) + " factors for " + std::to_string(largest) +
+               " workers",
+           "one factor per worker of the largest sweep point (" + std::to_string(largest) + ")");
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+fs::path resolve(const std::string& ref, const std::string& base_dir) {
+  fs::path p(ref);
+  if (p.is_relative() && !base_dir.empty()) p = fs::path(base_dir) / p;
+  return p.lexically_normal();
+}
+
+// Same rule as load_network: a zoo name, an existing file, or something path-like.
+Network read_model(const Reader& r, const std::string& ref, const std::string& base_dir) {
+  const std::string expected = "a zoo model (" + list(zoo_names()) + ") or a path to a layer JSON";
+  if (ref.empty()) r.fail("model", "is empty", expected);
+  if (!in_zoo(ref)) {
+    std::error_code ec;
+    const fs::path p = resolve(ref, base_dir);
+    const bool path_like = ref.find('/') != std::string::npos || ref.find('\\') != std::string::npos ||
+                           fs::path(ref).has_extension();
+    if (!fs::exists(p, ec)) {
+      if (path_like) r.fail("model", "layer JSON '" + p.string() + "' does not exist", expected);
+      r.fail("model", "unknown model '" + ref + "'" + hint(ref, zoo_names()), expected);
+    }
+  }
+  try {
+    return load_network(ref, base_dir);  // a bad layer JSON names its own file and field
+  } catch (const std::invalid_argument& e) {
+    r.fail("model", e.what(), expected);
+  }
+}
+
+// Same rule as load_profile: no '/' and no ".json" suffix means a shipped profile.
+Profile read_profile(const Reader& r, const std::string& ref, const std::string& base_dir) {
+  if (ref.empty()) r.fail("profile", "is empty", "a shipped profile name or a path to a profile JSON");
+  const fs::path shipped_dir = fs::path(POSSIM_SOURCE_DIR) / "profiles";
+  std::error_code ec;
+  if (ref.find('/') == std::string::npos && !ends_with(ref, ".json")) {
+    if (!fs::exists(shipped_dir / (ref + ".json"), ec)) {
+      Names names;
+      for (const auto& e : fs::directory_iterator(shipped_dir, ec))
+        if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+      std::sort(names.begin(), names.end());
+      r.fail("profile", "no shipped profile '" + ref + "'" + hint(ref, names),
+             "one of " + list(names) + ", or a path to a profile JSON");
+    }
+  } else if (!fs::exists(resolve(ref, base_dir), ec)) {
+    r.fail("profile", "profile JSON '" + resolve(ref, base_dir).string() + "' does not exist",
+           "a shipped profile name or a path to a profile JSON");
+  }
+  return load_profile(ref, base_dir);  // a bad profile names its own file and field
+}
+
+}  // namespace
+
+const char* to_string(Consistency c) { return c == Consistency::ssp ? "ssp" : "bsp"; }
+const char* to_string(BestSchemeRule r) { return r == BestSchemeRule::sacp16 ? "sacp16" : "atc17"; }
+
+Cluster Scenario::cluster(int n, double gbps) const {
+  Cluster c;
+  c.nodes = n;
+  c.gpus_per_node = gpus_per_node;
+  c.nic_gbps = gbps;
+  c.latency_s = latency_s;
+  c.server_shards = server_shards > 0 ? server_shards : n;
+  c.placement = placement;
+  return c;
+}
+
+Scenario parse_scenario(const std::string& json_text, const std::string& where,
+                        const std::string& base_dir) {
+  const Reader r(where);
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto cut = what.find("] ");
+    if (cut != std::string::npos) what = what.substr(cut + 2);
+    r.fail("", "malformed JSON: " + what, "a scenario JSON object");
+  }
+  if (!j.is_object()) r.fail("", "the top level is " + Reader::describe(j), "a JSON object");
+  r.object(j, "", {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
+                   "strategy_options", "profile", "iterations", "seed"});
+
+  Scenario s;
+  s.path = where;
+  s.name = j.contains("name") ? r.text(j["name"], "name", "a string") : fs::path(where).stem().string();
+  if (j.contains("description")) s.description = r.text(j["description"], "description", "a string");
+  s.model_ref = r.text(r.require(j, "", "model", "a zoo model or a path to a layer JSON"), "model",
+                       "a zoo model name or a path to a layer JSON");
+  const std::string batch_e = "images per GPU in [1, " + std::to_string(kMaxBatch) + "]";
+  s.batch_per_gpu = int(r.integer(r.require(j, "", "batch_per_gpu", batch_e), "batch_per_gpu", 1,
+                                  kMaxBatch, batch_e));
+  read_cluster(r, r.require(j, "", "cluster", "an object with nodes and nic_gbps"), s);
+  read_strategies(r, r.require(j, "", "strategies", "a list from " + list(kStrategies)), s);
+  if (j.contains("strategy_options")) read_options(r, j["strategy_options"], s.options);
+  s.profile_ref = j.contains("profile") ? r.text(j["profile"], "profile", "a shipped profile name or a path")
+                                        : kDefaultProfile;
+  if (j.contains("iterations"))
+    s.iterations = int(r.integer(j["iterations"], "iterations", 1, kMaxIterations,
+                                 "iterations in [1, " + std::to_string(kMaxIterations) + "]"));
+  if (j.contains("seed")) {
+    const json& v = j["seed"];
+    if (!v.is_number_unsigned())
+      r.fail("seed", Reader::describe(v) + " is not a non-negative integer", "an integer in [0, 2^64)");
+    s.seed = v.get<std::uint64_t>();
+  }
+  cross_check(r, s);
+  // Files last, so that a scenario's own mistakes are reported before its references'.
+  s.network = read_model(r, s.model_ref, base_dir);
+  s.profile = read_profile(r, s.profile_ref, base_dir);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path);
+  std::error_code ec;
+  if (!in || fs::is_directory(path, ec))
+    throw InputError(path, "", "cannot read the scenario file", "an existing scenario JSON");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string dir = fs::path(path).parent_path().string();
+  return parse_scenario(text.str(), path, dir.empty() ? "." : dir);
+}
+
+}  // namespace possim
