@@ -7,11 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "model/error.hpp"
 
@@ -34,12 +33,13 @@ constexpr double kMemoryBoundEfficiency = 0.005;
 // Generous sanity bounds: they catch unit slips (Gbit for bytes, ms for s), not hardware.
 constexpr double kMaxFlops = 1e18, kMaxBytesPerS = 1e13, kMaxSeconds = 60;
 
+// clang-format off
 const std::vector<std::string> kTopFields = {
-    "format",          "name",          "device",          "peak_flops_per_s",
-    "kind_efficiency", "throughput",    "measured",        "pcie_bytes_per_s",
-    "pcie_latency_s",  "d2d_bytes_per_s", "tcp_goodput",   "per_message_s",
-    "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s",
-    "per_iteration_s", "sources"};
+    "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "throughput", "measured",
+    "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
+    "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
+    "sources"};
+// clang-format on
 
 // Edit distance, for "did you mean" hints on unknown fields.
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -50,7 +50,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -79,7 +80,8 @@ class Reader {
         if (d < best) best = d, hint = k;
       }
       fail(join(path, item.key()),
-           "unknown field" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"), "one of " + list);
+           "unknown field" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+           "one of " + list);
     }
   }
 
@@ -159,8 +161,8 @@ std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
     r.only_known(e, at, {"model", "batch", "images_per_s", "source"});
     ThroughputPoint p;
     p.model = r.text(r.require(e, at, "model", "a model name"), at + ".model");
-    p.batch = r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
-                        1 << 20, "a batch size in [1, 1048576]");
+    p.batch = r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1, 1 << 20,
+                        "a batch size in [1, 1048576]");
     p.images_per_s = r.number(r.require(e, at, "images_per_s", "images per second > 0"),
                               at + ".images_per_s", 0, 1e9, true, "images per second in (0, 1e9]");
     p.source = r.text(r.require(e, at, "source", "where the number came from"), at + ".source");
@@ -182,12 +184,13 @@ std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
     r.only_known(e, at, {"model", "batch", "source", "layers"});
     MeasuredModel m;
     m.model = r.text(r.require(e, at, "model", "a model name"), at + ".model");
-    m.batch = r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
-                        1 << 20, "a batch size in [1, 1048576]");
+    m.batch = r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1, 1 << 20,
+                        "a batch size in [1, 1048576]");
     m.source = r.text(r.require(e, at, "source", "where the timings came from"), at + ".source");
     const std::string lat = at + ".layers";
-    const json& layers = r.array(r.require(e, at, "layers", "a list of {layer, forward_s, backward_s}"),
-                                 lat, "a list of {layer, forward_s, backward_s}");
+    const json& layers =
+        r.array(r.require(e, at, "layers", "a list of {layer, forward_s, backward_s}"), lat,
+                "a list of {layer, forward_s, backward_s}");
     if (layers.empty()) r.fail(lat, "is empty", "one entry per layer of the model");
     std::set<std::string> names;
     for (std::size_t k = 0; k < layers.size(); ++k) {
@@ -246,7 +249,10 @@ const ThroughputPoint* find_point(const Profile& p, const Network& net, int batc
   const ThroughputPoint* best = nullptr;
   for (const auto& t : p.throughput) {
     if (t.model != net.name) continue;
-    if (!best) { best = &t; continue; }
+    if (!best) {
+      best = &t;
+      continue;
+    }
     const int d = std::abs(t.batch - batch), bd = std::abs(best->batch - batch);
     if (d < bd || (d == bd && t.batch > best->batch)) best = &t;
   }
@@ -280,9 +286,10 @@ double scale_factor(const Profile& p, const Network& net, const ThroughputPoint&
   const double target_s = pt.batch / pt.images_per_s - p.per_iteration_s;
   if (model_s <= 0) throw std::invalid_argument(net.name + " has no FLOPs to scale");
   if (target_s <= 0)
-    throw InputError(p.path, "throughput",
-                     "the " + net.name + " point leaves no time for the layers after per_iteration_s",
-                     "batch / images_per_s > per_iteration_s");
+    throw InputError(
+        p.path, "throughput",
+        "the " + net.name + " point leaves no time for the layers after per_iteration_s",
+        "batch / images_per_s > per_iteration_s");
   return target_s / model_s;
 }
 
@@ -302,8 +309,9 @@ std::vector<LayerTime> Profile::layer_times(const Network& net, int batch) const
       auto it = by_name.find(l.name);
       // Half-measured, half-modelled times would be silently inconsistent: refuse.
       if (it == by_name.end())
-        throw InputError(path, "measured[" + std::to_string(m - measured.data()) + "].layers", "no timing for layer '" + l.name + "' of " + net.name +
-                                               " at batch " + std::to_string(batch),
+        throw InputError(path, "measured[" + std::to_string(m - measured.data()) + "].layers",
+                         "no timing for layer '" + l.name + "' of " + net.name + " at batch " +
+                             std::to_string(batch),
                          "one entry per layer of the model");
       out.push_back({it->second->forward_s, it->second->backward_s});
     }
@@ -325,8 +333,8 @@ std::string Profile::compute_source(const Network& net, int batch) const {
   if (const MeasuredModel* m = find_measured(*this, net, batch))
     return "measured per-layer timings for " + net.name + " at batch " + std::to_string(batch) +
            " (" + m->source + ")";
-  const std::string flop = "FLOP model (peak " + format_number(peak_flops_per_s) +
-                           " FLOP/s x kind efficiency)";
+  const std::string flop =
+      "FLOP model (peak " + format_number(peak_flops_per_s) + " FLOP/s x kind efficiency)";
   if (const ThroughputPoint* pt = find_point(*this, net, batch))
     return flop + " scaled x" + format_number(scale_factor(*this, net, *pt)) + " to " +
            format_number(pt->images_per_s) + " images/s at batch " + std::to_string(pt->batch) +
@@ -350,8 +358,10 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
 
   Profile p;
   p.path = where;
-  const std::string format = r.text(r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
-  if (format != kFormat) r.fail("format", "\"" + format + "\" is not supported", std::string("\"") + kFormat + "\"");
+  const std::string format =
+      r.text(r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
+  if (format != kFormat)
+    r.fail("format", "\"" + format + "\" is not supported", std::string("\"") + kFormat + "\"");
   p.name = r.text(r.require(j, "", "name", "a profile name"), "name");
   if (j.contains("device")) p.device = r.text(j["device"], "device", false);
 
@@ -377,7 +387,8 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.per_message_s = seconds("per_message_s", 1);
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
 
-  p.kind_efficiency = read_efficiency(r, r.require(j, "", "kind_efficiency", "an object: layer kind -> fraction"));
+  p.kind_efficiency =
+      read_efficiency(r, r.require(j, "", "kind_efficiency", "an object: layer kind -> fraction"));
   if (j.contains("throughput")) p.throughput = read_throughput(r, j["throughput"]);
   if (j.contains("measured")) p.measured = read_measured(r, j["measured"]);
   for (std::size_t i = 0; i < p.throughput.size(); ++i)
@@ -396,18 +407,22 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
 }
 
 Profile load_profile(const std::string& name_or_path, const std::string& base_dir) {
-  const bool shipped = name_or_path.find('/') == std::string::npos &&
-                       !(name_or_path.size() >= 5 &&
-                         name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
-  const fs::path path = shipped ? fs::path(POSSIM_SOURCE_DIR) / "profiles" / (name_or_path + ".json")
-                                : (fs::path(base_dir) / name_or_path).lexically_normal();
+  const bool shipped =
+      name_or_path.find('/') == std::string::npos &&
+      !(name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
+  const fs::path path = shipped
+                            ? fs::path(POSSIM_SOURCE_DIR) / "profiles" / (name_or_path + ".json")
+                            : (fs::path(base_dir) / name_or_path).lexically_normal();
   std::ifstream in(path);
   if (!in) {
-    if (!shipped) throw InputError(path.string(), "", "cannot read the profile file", "an existing profile JSON");
+    if (!shipped)
+      throw InputError(path.string(), "", "cannot read the profile file",
+                       "an existing profile JSON");
     std::string names;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::path(POSSIM_SOURCE_DIR) / "profiles", ec))
-      if (e.path().extension() == ".json") names += (names.empty() ? "" : ", ") + e.path().stem().string();
+      if (e.path().extension() == ".json")
+        names += (names.empty() ? "" : ", ") + e.path().stem().string();
     throw InputError(path.string(), "", "no shipped profile named '" + name_or_path + "'",
                      "one of: " + names + ", or a path to a profile JSON");
   }

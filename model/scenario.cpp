@@ -6,11 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
@@ -24,7 +22,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using Names = std::vector<std::string>;
 
-const Names kStrategies = {"single", "ps",   "wfbp",  "poseidon",
+const Names kStrategies = {"single",   "ps",   "wfbp",   "poseidon",
                            "tf_stock", "adam", "onebit", "allreduce"};
 constexpr const char* kDefaultProfile = "titanx_maxwell";
 // Bounds that catch unit slips and typos; generous for real clusters.
@@ -42,7 +40,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -173,34 +172,38 @@ void read_servers(const Reader& r, const json& v, Scenario& s) {
     const json& sh = v["shards"];
     if (sh.is_string()) {
       if (sh != "per_node")
-        r.fail("cluster.servers.shards", "'" + sh.get<std::string>() + "' is not allowed", shards_expected);
+        r.fail("cluster.servers.shards", "'" + sh.get<std::string>() + "' is not allowed",
+               shards_expected);
       s.server_shards = 0;
     } else {
       s.server_shards = int(r.integer(sh, "cluster.servers.shards", 1, kMaxNodes, shards_expected));
     }
   }
   if (v.contains("placement"))
-    s.placement = r.choice(v["placement"], "cluster.servers.placement", {"colocated", "dedicated"}) ==
-                          "dedicated"
+    s.placement = r.choice(v["placement"], "cluster.servers.placement",
+                           {"colocated", "dedicated"}) == "dedicated"
                       ? ServerPlacement::dedicated
                       : ServerPlacement::colocated;
 }
 
 void read_cluster(const Reader& r, const json& v, Scenario& s) {
   r.object(v, "cluster", {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "servers"});
-  const std::string nodes_e = "a node count in [1, " + std::to_string(kMaxNodes) + "] or a list of them";
+  const std::string nodes_e =
+      "a node count in [1, " + std::to_string(kMaxNodes) + "] or a list of them";
   s.nodes = r.sweep<int>(r.require(v, "cluster", "nodes", nodes_e), "cluster.nodes", nodes_e,
                          [&](const json& x, const std::string& p) {
                            return int(r.integer(x, p, 1, kMaxNodes, nodes_e));
                          });
-  const std::string gbps_e = "Gbit/s in [" + num(kMinGbps) + ", " + num(kMaxGbps) + "], or a list of them";
+  const std::string gbps_e =
+      "Gbit/s in [" + num(kMinGbps) + ", " + num(kMaxGbps) + "], or a list of them";
   s.nic_gbps = r.sweep<double>(r.require(v, "cluster", "nic_gbps", gbps_e), "cluster.nic_gbps",
                                gbps_e, [&](const json& x, const std::string& p) {
                                  return r.number(x, p, kMinGbps, kMaxGbps, gbps_e);
                                });
   if (v.contains("gpus_per_node"))
-    s.gpus_per_node = int(r.integer(v["gpus_per_node"], "cluster.gpus_per_node", 1, kMaxGpusPerNode,
-                                    "GPUs per node in [1, " + std::to_string(kMaxGpusPerNode) + "]"));
+    s.gpus_per_node =
+        int(r.integer(v["gpus_per_node"], "cluster.gpus_per_node", 1, kMaxGpusPerNode,
+                      "GPUs per node in [1, " + std::to_string(kMaxGpusPerNode) + "]"));
   if (v.contains("latency_s"))
     s.latency_s = r.number(v["latency_s"], "cluster.latency_s", 0, kMaxLatencyS,
                            "seconds in [0, " + num(kMaxLatencyS) + "]");
@@ -215,7 +218,8 @@ void read_strategies(const Reader& r, const json& v, Scenario& s) {
     const std::string p = at("strategies", i);
     const std::string name = r.text(v[i], p, "a strategy: " + list(kStrategies));
     if (std::find(kStrategies.begin(), kStrategies.end(), name) == kStrategies.end())
-      r.fail(p, "unknown strategy '" + name + "'" + hint(name, kStrategies), "one of " + list(kStrategies));
+      r.fail(p, "unknown strategy '" + name + "'" + hint(name, kStrategies),
+             "one of " + list(kStrategies));
     if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end())
       r.fail(p, "'" + name + "' is listed twice", "distinct strategies");
     s.strategies.push_back(name);
@@ -225,16 +229,21 @@ void read_strategies(const Reader& r, const json& v, Scenario& s) {
 void read_stragglers(const Reader& r, const json& v, StragglerModel& m) {
   const std::string base = "strategy_options.stragglers";
   r.object(v, base, {"kind", "sigma", "slowdown", "drop_after"});
-  if (v.contains("kind")) m.kind = r.choice(v["kind"], base + ".kind", {"none", "lognormal", "fixed"});
+  if (v.contains("kind"))
+    m.kind = r.choice(v["kind"], base + ".kind", {"none", "lognormal", "fixed"});
   if (v.contains("sigma")) {
-    if (m.kind != "lognormal") r.fail(base + ".sigma", "only applies to kind lognormal", "no sigma with kind " + m.kind);
-    m.sigma = r.number(v["sigma"], base + ".sigma", 0, kMaxSigma, "a log-normal sigma in [0, " + num(kMaxSigma) + "]");
+    if (m.kind != "lognormal")
+      r.fail(base + ".sigma", "only applies to kind lognormal", "no sigma with kind " + m.kind);
+    m.sigma = r.number(v["sigma"], base + ".sigma", 0, kMaxSigma,
+                       "a log-normal sigma in [0, " + num(kMaxSigma) + "]");
   } else if (m.kind == "lognormal") {
-    r.fail(base + ".sigma", "missing", "a log-normal sigma in [0, " + num(kMaxSigma) + "] for kind lognormal");
+    r.fail(base + ".sigma", "missing",
+           "a log-normal sigma in [0, " + num(kMaxSigma) + "] for kind lognormal");
   }
   const std::string slow_e = "a list of per-worker slowdown factors >= 1";
   if (v.contains("slowdown")) {
-    if (m.kind != "fixed") r.fail(base + ".slowdown", "only applies to kind fixed", "no slowdown with kind " + m.kind);
+    if (m.kind != "fixed")
+      r.fail(base + ".slowdown", "only applies to kind fixed", "no slowdown with kind " + m.kind);
     const json& sl = v["slowdown"];
     if (!sl.is_array()) r.fail(base + ".slowdown", Reader::describe(sl) + " is not a list", slow_e);
     for (std::size_t i = 0; i < sl.size(); ++i)
@@ -244,9 +253,11 @@ void read_stragglers(const Reader& r, const json& v, StragglerModel& m) {
     r.fail(base + ".slowdown", "missing", slow_e + " for kind fixed");
   }
   if (v.contains("drop_after")) {
-    const std::string e = "0 (never drop) or a factor in [1, " + num(kMaxSlowdown) + "] of the median worker's time";
+    const std::string e =
+        "0 (never drop) or a factor in [1, " + num(kMaxSlowdown) + "] of the median worker's time";
     m.drop_after = r.number(v["drop_after"], base + ".drop_after", 0, kMaxSlowdown, e);
-    if (m.drop_after > 0 && m.drop_after < 1) r.fail(base + ".drop_after", v["drop_after"].dump() + " would drop the median worker", e);
+    if (m.drop_after > 0 && m.drop_after < 1)
+      r.fail(base + ".drop_after", v["drop_after"].dump() + " would drop the median worker", e);
   }
 }
 
@@ -254,8 +265,8 @@ void read_options(const Reader& r, const json& v, StrategyOptions& o) {
   const std::string base = "strategy_options";
   r.object(v, base, {"kv_pair_bytes", "consistency", "staleness", "best_scheme", "stragglers"});
   if (v.contains("kv_pair_bytes"))
-    o.kv_pair_bytes = r.number(v["kv_pair_bytes"], base + ".kv_pair_bytes", kMinKvBytes, kMaxKvBytes,
-                               "bytes from 1024 (1 KiB) to 1073741824 (1 GiB)");
+    o.kv_pair_bytes = r.number(v["kv_pair_bytes"], base + ".kv_pair_bytes", kMinKvBytes,
+                               kMaxKvBytes, "bytes from 1024 (1 KiB) to 1073741824 (1 GiB)");
   if (v.contains("consistency"))
     o.consistency = r.choice(v["consistency"], base + ".consistency", {"bsp", "ssp"}) == "ssp"
                         ? Consistency::ssp
@@ -268,9 +279,10 @@ void read_options(const Reader& r, const json& v, StrategyOptions& o) {
              "0 with bsp, or \"consistency\": \"ssp\"");
   }
   if (v.contains("best_scheme"))
-    o.best_scheme = r.choice(v["best_scheme"], base + ".best_scheme", {"atc17", "sacp16"}) == "sacp16"
-                        ? BestSchemeRule::sacp16
-                        : BestSchemeRule::atc17;
+    o.best_scheme =
+        r.choice(v["best_scheme"], base + ".best_scheme", {"atc17", "sacp16"}) == "sacp16"
+            ? BestSchemeRule::sacp16
+            : BestSchemeRule::atc17;
   if (v.contains("stragglers")) read_stragglers(r, v["stragglers"], o.stragglers);
 }
 
@@ -294,7 +306,8 @@ void cross_check(const Reader& r, const Scenario& s) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 fs::path resolve(const std::string& ref, const std::string& base_dir) {
@@ -310,8 +323,8 @@ Network read_model(const Reader& r, const std::string& ref, const std::string& b
   if (!in_zoo(ref)) {
     std::error_code ec;
     const fs::path p = resolve(ref, base_dir);
-    const bool path_like = ref.find('/') != std::string::npos || ref.find('\\') != std::string::npos ||
-                           fs::path(ref).has_extension();
+    const bool path_like = ref.find('/') != std::string::npos ||
+                           ref.find('\\') != std::string::npos || fs::path(ref).has_extension();
     if (!fs::exists(p, ec)) {
       if (path_like) r.fail("model", "layer JSON '" + p.string() + "' does not exist", expected);
       r.fail("model", "unknown model '" + ref + "'" + hint(ref, zoo_names()), expected);
@@ -326,7 +339,8 @@ Network read_model(const Reader& r, const std::string& ref, const std::string& b
 
 // Same rule as load_profile: no '/' and no ".json" suffix means a shipped profile.
 Profile read_profile(const Reader& r, const std::string& ref, const std::string& base_dir) {
-  if (ref.empty()) r.fail("profile", "is empty", "a shipped profile name or a path to a profile JSON");
+  if (ref.empty())
+    r.fail("profile", "is empty", "a shipped profile name or a path to a profile JSON");
   const fs::path shipped_dir = fs::path(POSSIM_SOURCE_DIR) / "profiles";
   std::error_code ec;
   if (ref.find('/') == std::string::npos && !ends_with(ref, ".json")) {
@@ -374,13 +388,16 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
     r.fail("", "malformed JSON: " + what, "a scenario JSON object");
   }
   if (!j.is_object()) r.fail("", "the top level is " + Reader::describe(j), "a JSON object");
-  r.object(j, "", {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
-                   "strategy_options", "profile", "iterations", "seed"});
+  r.object(j, "",
+           {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
+            "strategy_options", "profile", "iterations", "seed"});
 
   Scenario s;
   s.path = where;
-  s.name = j.contains("name") ? r.text(j["name"], "name", "a string") : fs::path(where).stem().string();
-  if (j.contains("description")) s.description = r.text(j["description"], "description", "a string");
+  s.name =
+      j.contains("name") ? r.text(j["name"], "name", "a string") : fs::path(where).stem().string();
+  if (j.contains("description"))
+    s.description = r.text(j["description"], "description", "a string");
   s.model_ref = r.text(r.require(j, "", "model", "a zoo model or a path to a layer JSON"), "model",
                        "a zoo model name or a path to a layer JSON");
   const std::string batch_e = "images per GPU in [1, " + std::to_string(kMaxBatch) + "]";
@@ -389,15 +406,17 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   read_cluster(r, r.require(j, "", "cluster", "an object with nodes and nic_gbps"), s);
   read_strategies(r, r.require(j, "", "strategies", "a list from " + list(kStrategies)), s);
   if (j.contains("strategy_options")) read_options(r, j["strategy_options"], s.options);
-  s.profile_ref = j.contains("profile") ? r.text(j["profile"], "profile", "a shipped profile name or a path")
-                                        : kDefaultProfile;
+  s.profile_ref = j.contains("profile")
+                      ? r.text(j["profile"], "profile", "a shipped profile name or a path")
+                      : kDefaultProfile;
   if (j.contains("iterations"))
     s.iterations = int(r.integer(j["iterations"], "iterations", 1, kMaxIterations,
                                  "iterations in [1, " + std::to_string(kMaxIterations) + "]"));
   if (j.contains("seed")) {
     const json& v = j["seed"];
     if (!v.is_number_unsigned())
-      r.fail("seed", Reader::describe(v) + " is not a non-negative integer", "an integer in [0, 2^64)");
+      r.fail("seed", Reader::describe(v) + " is not a non-negative integer",
+             "an integer in [0, 2^64)");
     s.seed = v.get<std::uint64_t>();
   }
   cross_check(r, s);

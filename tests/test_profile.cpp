@@ -1,7 +1,6 @@
 // Profiles: the shipped Titan X profile, the three layer-timing rules, and one clear
 // InputError per malformed field.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "model/error.hpp"
@@ -15,16 +14,11 @@ namespace {
 
 // The smallest valid profile: the required rates and the two GEMM efficiencies.
 json base_profile() {
-  return json{{"format", "possim-profile-1"},
-              {"name", "test"},
-              {"peak_flops_per_s", 1e12},
-              {"kind_efficiency", {{"conv", 0.5}, {"fc", 0.25}}},
-              {"pcie_bytes_per_s", 1e10},
-              {"d2d_bytes_per_s", 1e10},
-              {"tcp_goodput", 0.9},
-              {"server_apply_bytes_per_s", 1e9},
-              {"rebuild_flops_per_s", 1e12},
-              {"quantize_bytes_per_s", 1e11}};
+  return json{{"format", "possim-profile-1"}, {"name", "test"},
+              {"peak_flops_per_s", 1e12},     {"kind_efficiency", {{"conv", 0.5}, {"fc", 0.25}}},
+              {"pcie_bytes_per_s", 1e10},     {"d2d_bytes_per_s", 1e10},
+              {"tcp_goodput", 0.9},           {"server_apply_bytes_per_s", 1e9},
+              {"rebuild_flops_per_s", 1e12},  {"quantize_bytes_per_s", 1e11}};
 }
 
 Layer layer(const std::string& name, LayerKind kind, double fwd_flops) {
@@ -159,8 +153,7 @@ TEST_CASE("Measured per-layer timings win, and must cover every layer", "[profil
   j["measured"][0]["layers"].erase(1);  // drop c1
   const Profile q = parse_profile(j.dump(), "inline.json");
   CHECK_THAT(input_error([&] { q.layer_times(tiny(), 4); }),
-             Catch::Matchers::Contains("measured[0].layers") &&
-             Catch::Matchers::Contains("'c1'"));
+             Catch::Matchers::Contains("measured[0].layers") && Catch::Matchers::Contains("'c1'"));
 }
 
 TEST_CASE("Malformed profiles throw one InputError naming the field", "[profile]") {
@@ -183,9 +176,12 @@ TEST_CASE("Malformed profiles throw one InputError naming the field", "[profile]
   dup["throughput"] = {{{"model", "m"}, {"batch", 8}, {"images_per_s", 1}, {"source", "s"}},
                        {{"model", "m"}, {"batch", 8}, {"images_per_s", 2}, {"source", "s"}}};
   json dup_layer = base_profile();
-  dup_layer["measured"] = {{{"model", "m"}, {"batch", 8}, {"source", "s"},
-                            {"layers", {{{"layer", "a"}, {"forward_s", 1}, {"backward_s", 1}},
-                                        {{"layer", "a"}, {"forward_s", 1}, {"backward_s", 1}}}}}};
+  dup_layer["measured"] = {{{"model", "m"},
+                            {"batch", 8},
+                            {"source", "s"},
+                            {"layers",
+                             {{{"layer", "a"}, {"forward_s", 1}, {"backward_s", 1}},
+                              {{"layer", "a"}, {"forward_s", 1}, {"backward_s", 1}}}}}};
   const std::vector<Case> cases = {
       {"malformed", "{\"format\": \"possim-profile-1\",\n \"name\": }", "malformed JSON"},
       {"not an object", "[1, 2]", "expected a JSON object"},
@@ -197,32 +193,44 @@ TEST_CASE("Malformed profiles throw one InputError naming the field", "[profile]
       {"missing format", without("format"), "format: missing"},
       {"wrong format", with("/format", "possim-profile-2"), "format: \"possim-profile-2\""},
       {"missing rate", without("pcie_bytes_per_s"), "pcie_bytes_per_s: missing"},
-      {"negative rate", with("/server_apply_bytes_per_s", -1), "server_apply_bytes_per_s: -1 is out of range"},
-      {"rate as text", with("/peak_flops_per_s", "6.6 TFLOP/s"), "peak_flops_per_s: \"6.6 TFLOP/s\" (string) is not a number"},
+      {"negative rate", with("/server_apply_bytes_per_s", -1),
+       "server_apply_bytes_per_s: -1 is out of range"},
+      {"rate as text", with("/peak_flops_per_s", "6.6 TFLOP/s"),
+       "peak_flops_per_s: \"6.6 TFLOP/s\" (string) is not a number"},
       {"negative latency", with("/pcie_latency_s", -1e-6), "pcie_latency_s:"},
-      {"efficiency zero", with("/kind_efficiency/conv", 0), "kind_efficiency.conv: 0 is out of range"},
+      {"efficiency zero", with("/kind_efficiency/conv", 0),
+       "kind_efficiency.conv: 0 is out of range"},
       {"efficiency above one", with("/kind_efficiency/relu", 1.5), "kind_efficiency.relu: 1.5"},
-      {"unknown kind", with("/kind_efficiency/convv", 0.5), "kind_efficiency.convv: unknown layer kind"},
+      {"unknown kind", with("/kind_efficiency/convv", 0.5),
+       "kind_efficiency.convv: unknown layer kind"},
       {"no efficiencies", without("kind_efficiency"), "kind_efficiency: missing"},
-      {"batch zero", with("/throughput", json::array({{{"model", "m"}, {"batch", 0}, {"images_per_s", 1}, {"source", "s"}}})),
+      {"batch zero",
+       with("/throughput",
+            json::array({{{"model", "m"}, {"batch", 0}, {"images_per_s", 1}, {"source", "s"}}})),
        "throughput[0].batch: 0 is out of range"},
-      {"batch fractional", with("/throughput", json::array({{{"model", "m"}, {"batch", 8.5}, {"images_per_s", 1}, {"source", "s"}}})),
+      {"batch fractional",
+       with("/throughput",
+            json::array({{{"model", "m"}, {"batch", 8.5}, {"images_per_s", 1}, {"source", "s"}}})),
        "throughput[0].batch: 8.5 (number) is not an integer"},
-      {"no source", with("/throughput", json::array({{{"model", "m"}, {"batch", 8}, {"images_per_s", 1}}})),
+      {"no source",
+       with("/throughput", json::array({{{"model", "m"}, {"batch", 8}, {"images_per_s", 1}}})),
        "throughput[0].source: missing"},
       {"duplicate point", dup.dump(), "throughput[1]: second point for m at batch 8"},
       {"negative layer time",
-       with("/measured", json::array({{{"model", "m"}, {"batch", 8}, {"source", "s"},
-                                       {"layers", {{{"layer", "a"}, {"forward_s", -1}, {"backward_s", 1}}}}}})),
+       with("/measured",
+            json::array({{{"model", "m"},
+                          {"batch", 8},
+                          {"source", "s"},
+                          {"layers", {{{"layer", "a"}, {"forward_s", -1}, {"backward_s", 1}}}}}})),
        "measured[0].layers[0].forward_s: -1 is out of range"},
       {"duplicate layer", dup_layer.dump(), "measured[0].layers[1].layer: layer 'a' appears twice"},
-      {"unknown source key", with("/sources/tcp_godput", "guess"), "sources.tcp_godput: unknown field; did you mean 'tcp_goodput'?"},
+      {"unknown source key", with("/sources/tcp_godput", "guess"),
+       "sources.tcp_godput: unknown field; did you mean 'tcp_goodput'?"},
   };
   for (const auto& c : cases) {
     INFO(c.what);
     CHECK_THAT(input_error([&] { parse_profile(c.text, "bad.json"); }),
-             Catch::Matchers::StartsWith("bad.json: ") &&
-                 Catch::Matchers::Contains(c.expect));
+               Catch::Matchers::StartsWith("bad.json: ") && Catch::Matchers::Contains(c.expect));
   }
   // The per_iteration_s case names the point that leaves no time for the layers.
   json slow = base_profile();

@@ -2,12 +2,10 @@
 // resolve against the scenario's folder, and every file in tests/scenarios_bad/ fails with
 // one InputError naming its file and the offending field.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
@@ -32,9 +30,7 @@ std::string input_error(F f) {
   return "(no InputError thrown)";
 }
 
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 }  // namespace
 
@@ -128,7 +124,7 @@ TEST_CASE("Model and profile paths resolve against the scenario's folder", "[sce
 TEST_CASE("Every broken scenario names its file and the offending field", "[scenario]") {
   struct Case {
     const char* file;
-    const char* field;     // field path and problem, as they appear in the message
+    const char* field;            // field path and problem, as they appear in the message
     const char* names = nullptr;  // file the message names, if not the scenario itself
   };
   const std::vector<Case> cases = {
@@ -149,7 +145,8 @@ TEST_CASE("Every broken scenario names its file and the offending field", "[scen
       {"zero_gpus.json", "cluster.gpus_per_node: 0 is out of range"},
       {"zero_iterations.json", "iterations: 0 is out of range"},
       {"negative_seed.json", "seed: -1 (number) is not a non-negative integer"},
-      {"bandwidth_too_high.json", "cluster.nic_gbps[2]: 2000 is out of range (expected Gbit/s in [0.1, 1000]"},
+      {"bandwidth_too_high.json",
+       "cluster.nic_gbps[2]: 2000 is out of range (expected Gbit/s in [0.1, 1000]"},
       {"bandwidth_too_low.json", "cluster.nic_gbps: 0.05 is out of range"},
       {"bandwidth_as_string.json", "cluster.nic_gbps[0]: \"10GbE\" (string) is not a number"},
       {"duplicate_bandwidth.json", "cluster.nic_gbps[1]: duplicate of cluster.nic_gbps[0]"},
@@ -158,32 +155,42 @@ TEST_CASE("Every broken scenario names its file and the offending field", "[scen
       {"negative_latency.json", "cluster.latency_s: -1e-06 is out of range"},
       {"latency_too_high.json", "cluster.latency_s: 2 is out of range"},
       {"zero_shards.json", "cluster.servers.shards: 0 is out of range"},
-      {"too_many_shards.json", "cluster.servers.shards: 8 colocated shards exceed the 2 nodes of cluster.nodes[0]"},
+      {"too_many_shards.json",
+       "cluster.servers.shards: 8 colocated shards exceed the 2 nodes of cluster.nodes[0]"},
       {"bad_shards_text.json", "cluster.servers.shards: 'per_gpu' is not allowed"},
-      {"bad_placement.json", "cluster.servers.placement: 'colocted' is not allowed; did you mean 'colocated'?"},
-      {"unknown_strategy.json", "strategies[1]: unknown strategy 'poseidn'; did you mean 'poseidon'?"},
+      {"bad_placement.json",
+       "cluster.servers.placement: 'colocted' is not allowed; did you mean 'colocated'?"},
+      {"unknown_strategy.json",
+       "strategies[1]: unknown strategy 'poseidn'; did you mean 'poseidon'?"},
       {"duplicate_strategy.json", "strategies[2]: 'ps' is listed twice"},
       {"empty_strategies.json", "strategies: is an empty list"},
       {"strategies_not_list.json", "strategies: \"ps\" (string) is not a list"},
       {"missing_strategies.json", "strategies: missing"},
       {"options_not_object.json", "strategy_options: [] (array) is not an object"},
-      {"bad_consistency.json", "strategy_options.consistency: 'bps' is not allowed; did you mean 'bsp'?"},
+      {"bad_consistency.json",
+       "strategy_options.consistency: 'bps' is not allowed; did you mean 'bsp'?"},
       {"staleness_with_bsp.json", "strategy_options.staleness: 3 with consistency bsp"},
       {"negative_staleness.json", "strategy_options.staleness: -1 is out of range"},
-      {"bad_best_scheme.json", "strategy_options.best_scheme: 'atc18' is not allowed; did you mean 'atc17'?"},
+      {"bad_best_scheme.json",
+       "strategy_options.best_scheme: 'atc18' is not allowed; did you mean 'atc17'?"},
       {"kv_pair_too_small.json", "strategy_options.kv_pair_bytes: 512 is out of range"},
       {"kv_pair_too_large.json", "strategy_options.kv_pair_bytes: 2147483648 is out of range"},
       {"bad_straggler_kind.json", "strategy_options.stragglers.kind: 'gaussian' is not allowed"},
-      {"fixed_stragglers_wrong_length.json", "strategy_options.stragglers.slowdown: has 2 factors for 4 workers"},
-      {"fixed_stragglers_below_one.json", "strategy_options.stragglers.slowdown[1]: 0.5 is out of range"},
+      {"fixed_stragglers_wrong_length.json",
+       "strategy_options.stragglers.slowdown: has 2 factors for 4 workers"},
+      {"fixed_stragglers_below_one.json",
+       "strategy_options.stragglers.slowdown[1]: 0.5 is out of range"},
       {"lognormal_without_sigma.json", "strategy_options.stragglers.sigma: missing"},
-      {"sigma_without_lognormal.json", "strategy_options.stragglers.sigma: only applies to kind lognormal"},
-      {"drop_after_below_one.json", "strategy_options.stragglers.drop_after: 0.5 would drop the median worker"},
+      {"sigma_without_lognormal.json",
+       "strategy_options.stragglers.sigma: only applies to kind lognormal"},
+      {"drop_after_below_one.json",
+       "strategy_options.stragglers.drop_after: 0.5 would drop the median worker"},
       {"missing_profile.json", "profile: no shipped profile 'titanx_pascal'"},
       {"missing_profile_file.json", "profile: profile JSON"},
       {"name_not_string.json", "name: 5 (number) is not a string"},
       // A broken file the scenario refers to is named itself, with its own field.
-      {"bad_profile_values.json", "tcp_goodput: 1.7 is out of range", "_goodput_too_high.profile.json"},
+      {"bad_profile_values.json", "tcp_goodput: 1.7 is out of range",
+       "_goodput_too_high.profile.json"},
   };
   std::set<std::string> covered;
   for (const auto& c : cases) {
