@@ -56,7 +56,8 @@ std::string si(double v, const char* unit) {
     ++i;
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefix[i], unit);
+  // Counts read "1.73M"; quantities with a unit read "1.73 MB".
+  std::snprintf(buf, sizeof buf, *unit ? "%.3g %s%s" : "%.3g%s%s", v, prefix[i], unit);
   return buf;
 }
 

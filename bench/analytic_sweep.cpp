@@ -1,0 +1,63 @@
+// Times the analytic engine over the whole design space the issue names:
+// 9 models x 8 strategies x nodes 1..1024 (powers of two) x 7 bandwidths, one core.
+// Each repeat builds every plan and evaluates it; prints per-repeat wall time and the
+// median, plus the per-point cost. Usage: bench_analytic_sweep [repeats]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "model/analytic/analytic_engine.hpp"
+#include "model/profile.hpp"
+#include "model/strategy.hpp"
+#include "model/zoo.hpp"
+
+using namespace possim;
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+  const Profile profile = load_profile("titanx_maxwell");
+  std::vector<Network> nets;
+  for (const auto& name : zoo_names()) nets.push_back(make_zoo_network(name));
+  const std::vector<int> nodes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  const std::vector<double> gbps = {1, 2, 5, 10, 20, 30, 40};
+  const AnalyticEngine engine;
+
+  std::vector<double> wall;
+  std::size_t points = 0;
+  double checksum = 0;
+  for (int rep = 0; rep < repeats; ++rep) {
+    points = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const Network& net : nets)
+      for (const auto& strategy : strategy_names())
+        for (int n : nodes)
+          for (double g : gbps) {
+            PlanRequest r;
+            r.net = &net;
+            r.profile = &profile;
+            r.cluster.nodes = n;
+            r.cluster.nic_gbps = g;
+            r.cluster.server_shards = n;
+            r.batch_per_gpu = 32;
+            r.iterations = 3;
+            const SyncPlan plan = make_plan(strategy, r);
+            checksum += engine.run(plan, net, RunOptions{}).iteration_s;
+            ++points;
+          }
+    wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::vector<double> sorted = wall;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  std::printf("| what | value |\n|---|---|\n");
+  std::printf("| points per sweep | %zu |\n", points);
+  std::printf("| repeats | %d |\n", repeats);
+  for (int i = 0; i < repeats; ++i) std::printf("| sweep %d wall s | %.3f |\n", i + 1, wall[std::size_t(i)]);
+  std::printf("| median sweep wall s | %.3f |\n", median);
+  std::printf("| median per point us | %.1f |\n", median / double(points) * 1e6);
+  std::printf("| target | < 2 s per sweep, one core |\n");
+  std::fprintf(stderr, "checksum %.9g\n", checksum);
+  return 0;
+}
