@@ -7,21 +7,28 @@ namespace possim {
 
 namespace {
 
-// Per-node bytes and pairs of a tensor's slices (nodes 0..total_nodes-1).
-struct Placement {
-  std::vector<double> bytes;
-  std::vector<double> pairs;
+// Bytes and pairs of a tensor's slices per node that holds any (sparse: a tensor
+// touches at most min(pairs, shards) nodes, far fewer than a large cluster has).
+struct NodeShare {
+  int node;
+  double bytes, pairs;
 };
 
-Placement place(const SyncPlan& plan, const Tensor& tensor, double scale) {
-  Placement p;
-  p.bytes.assign(std::size_t(plan.cluster.total_nodes()), 0.0);
-  p.pairs.assign(p.bytes.size(), 0.0);
-  for (const Slice& s : tensor.slices) {
-    const auto n = std::size_t(plan.shard_node(s.shard));
-    p.bytes[n] += s.bytes * scale;
-    p.pairs[n] += s.pairs;
+std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double scale) {
+  std::vector<NodeShare> p;
+  p.reserve(tensor.slices.size());
+  for (const Slice& s : tensor.slices) p.push_back(NodeShare{plan.shard_node(s.shard), s.bytes * scale, double(s.pairs)});
+  std::sort(p.begin(), p.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+  std::size_t out = 0;  // merge shards that share a node
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (out > 0 && p[out - 1].node == p[i].node) {
+      p[out - 1].bytes += p[i].bytes;
+      p[out - 1].pairs += p[i].pairs;
+    } else {
+      p[out++] = p[i];
+    }
   }
+  p.resize(out);
   return p;
 }
 
@@ -36,30 +43,41 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
     case FlowPattern::to_shards:
     case FlowPattern::from_shards: {
       const Tensor& tensor = plan.tensors.at(std::size_t(t.tensor));
-      const Placement p = place(plan, tensor, t.scale);
+      const std::vector<NodeShare> p = place(plan, tensor, t.scale);
       double total = 0, total_pairs = 0;
-      for (double b : p.bytes) total += b;
-      for (double m : p.pairs) total_pairs += m;
-      // Worker side: everything but what sits on its own node.
-      double min_local = total, min_local_pairs = total_pairs;
-      for (int w = 0; w < workers; ++w) {
-        const auto n = std::size_t(plan.worker_node(w));
-        if (p.bytes[n] < min_local) {
-          min_local = p.bytes[n];
-          min_local_pairs = p.pairs[n];
+      for (const NodeShare& n : p) {
+        total += n.bytes;
+        total_pairs += n.pairs;
+      }
+      // Worker side: everything but what sits on its own node. The least-loaded worker
+      // node holds nothing if some worker node holds no slice.
+      double min_local = 0, min_local_pairs = 0;
+      if (colocated) {
+        int worker_nodes_holding = 0;
+        double least = total, least_pairs = total_pairs;
+        for (const NodeShare& n : p)
+          if (n.node < workers) {
+            ++worker_nodes_holding;
+            if (n.bytes < least) {
+              least = n.bytes;
+              least_pairs = n.pairs;
+            }
+          }
+        if (worker_nodes_holding == workers) {
+          min_local = least;
+          min_local_pairs = least_pairs;
         }
       }
-      if (!colocated) min_local = min_local_pairs = 0;
       const double worker_side = total - min_local;
       // Server side: every worker not on that node sends its slice.
       double server_side = 0, server_pairs = 0, off_host_total = 0;
-      for (std::size_t n = 0; n < p.bytes.size(); ++n) {
-        const bool has_worker = colocated && int(n) < workers;
+      for (const NodeShare& n : p) {
+        const bool has_worker = colocated && n.node < workers;
         const double senders = workers - (has_worker ? 1 : 0);
-        off_host_total += p.bytes[n] * senders;
-        if (p.bytes[n] * senders > server_side) {
-          server_side = p.bytes[n] * senders;
-          server_pairs = p.pairs[n] * senders;
+        off_host_total += n.bytes * senders;
+        if (n.bytes * senders > server_side) {
+          server_side = n.bytes * senders;
+          server_pairs = n.pairs * senders;
         }
       }
       const bool push = t.pattern == FlowPattern::to_shards;

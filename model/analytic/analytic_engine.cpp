@@ -18,7 +18,7 @@ struct Held {
   std::array<int, 2> res{{-1, -1}};
 };
 
-Held resources(const SyncPlan& plan, const Task& t) {
+Held resources(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
   Held h;
   const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
   const auto tx = [&](Role r) { return r == Role::server && !colocated ? server_tx : worker_tx; };
@@ -36,12 +36,10 @@ Held resources(const SyncPlan& plan, const Task& t) {
     case TaskKind::push:
     case TaskKind::pull:
     case TaskKind::broadcast:
-    case TaskKind::allreduce: {
-      const NodeLoad l = node_load(plan, t);
+    case TaskKind::allreduce:
       h.res[0] = tx(l.tx_role);
       h.res[1] = rx(l.rx_role);
       break;
-    }
     case TaskKind::barrier: break;
   }
   return h;
@@ -56,7 +54,7 @@ const char* track_of(int res) {
 
 }  // namespace
 
-double analytic_duration(const SyncPlan& plan, const Task& t) {
+double analytic_duration(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
   const Rates& r = plan.rates;
   switch (t.kind) {
     case TaskKind::forward:
@@ -77,7 +75,6 @@ double analytic_duration(const SyncPlan& plan, const Task& t) {
     case TaskKind::pull:
     case TaskKind::broadcast:
     case TaskKind::allreduce: {
-      const NodeLoad l = node_load(plan, t);
       const double bytes = std::max(l.tx_bytes_max, l.rx_bytes_max);
       if (bytes <= 0) return 0;  // everything stayed on the host
       return bytes / r.nic_bytes_per_s + r.latency_s * l.sequential_steps +
@@ -96,9 +93,11 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
   std::vector<double> dur(n);
   std::vector<Held> held(n);
   std::vector<std::vector<Dep>> dependents(n);
+  std::vector<NodeLoad> load(n);
   for (std::size_t i = 0; i < n; ++i) {
-    dur[i] = analytic_duration(plan, plan.tasks[i]);
-    held[i] = resources(plan, plan.tasks[i]);
+    if (plan.tasks[i].pattern != FlowPattern::none) load[i] = node_load(plan, plan.tasks[i]);
+    dur[i] = analytic_duration(plan, plan.tasks[i], load[i]);
+    held[i] = resources(plan, plan.tasks[i], load[i]);
     for (const Dep& d : plan.tasks[i].deps) dependents[d.task].push_back(Dep{std::uint32_t(i), d.lag});
   }
 
@@ -158,9 +157,9 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
 
   const int nodes = plan.cluster.total_nodes();
-  for (const Task& t : plan.tasks) {
-    if (t.pattern == FlowPattern::none) continue;
-    const NodeLoad l = node_load(plan, t);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (plan.tasks[i].pattern == FlowPattern::none) continue;
+    const NodeLoad& l = load[i];
     res.sent_bytes_max += l.tx_bytes_max;
     res.received_bytes_max += l.rx_bytes_max;
     res.sent_bytes_mean += l.total_bytes / nodes;

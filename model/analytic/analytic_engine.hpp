@@ -13,6 +13,7 @@
 #pragma once
 
 #include "model/engine.hpp"
+#include "model/node_load.hpp"
 
 namespace possim {
 
@@ -22,7 +23,8 @@ class AnalyticEngine : public Engine {
   Result run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const override;
 };
 
-// Seconds one instance of task t occupies its resources under the analytic model.
-double analytic_duration(const SyncPlan& plan, const Task& t);
+// Seconds one instance of task t occupies its resources under the analytic model;
+// `load` is node_load(plan, t) for network tasks.
+double analytic_duration(const SyncPlan& plan, const Task& t, const NodeLoad& load);
 
 }  // namespace possim
