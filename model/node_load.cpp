@@ -87,10 +87,17 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       load.rx_bytes_max = push ? server_side : worker_side;
       load.messages_max = std::max(total_pairs - min_local_pairs, server_pairs);
       load.total_bytes = off_host_total;
+      // Means over the nodes of each role: colocated shards share the workers' nodes.
+      const double worker_nodes = workers;
+      const double server_nodes = colocated ? workers : plan.num_shards();
+      load.tx_bytes_mean = off_host_total / (push ? worker_nodes : server_nodes);
+      load.rx_bytes_mean = off_host_total / (push ? server_nodes : worker_nodes);
+
       break;
     }
     case FlowPattern::to_peers:
       load.tx_bytes_max = load.rx_bytes_max = (workers - 1) * t.bytes;
+      load.tx_bytes_mean = load.rx_bytes_mean = load.tx_bytes_max;
       load.messages_max = workers - 1;
       load.total_bytes = double(workers) * (workers - 1) * t.bytes;
       break;
@@ -98,6 +105,7 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       if (workers >= 2) {
         const double per_worker = 2.0 * (workers - 1) / workers * t.bytes;
         load.tx_bytes_max = load.rx_bytes_max = per_worker;
+        load.tx_bytes_mean = load.rx_bytes_mean = per_worker;
         load.messages_max = 2.0 * (workers - 1);
         load.total_bytes = per_worker * workers;
         load.sequential_steps = 2 * (workers - 1);

@@ -30,6 +30,14 @@ struct TimelineEvent {
   int iteration = 0;
 };
 
+// Use of one link over the run (SimGrid engine): NIC directions and PCIe links.
+struct LinkUse {
+  std::string link;               // e.g. "nic-3 tx"
+  double bytes_per_iteration = 0;
+  double peak_utilization = 0;    // highest instantaneous load / capacity
+  double mean_utilization = 0;    // over the whole run
+};
+
 struct Result {
   std::string model;
   std::string strategy;
@@ -57,6 +65,7 @@ struct Result {
   }
 
   std::vector<LayerResult> layers;
+  std::vector<LinkUse> links;           // SimGrid engine only
   std::vector<TimelineEvent> timeline;  // filled when asked for
 
   // Fill images/s, speedup and efficiency from iteration_s and a baseline.

@@ -9,7 +9,10 @@
 
 namespace possim {
 
-nlohmann::json result_to_json(const Result& r);
+// with_timeline: include the timeline events (for passing a Result between processes).
+nlohmann::json result_to_json(const Result& r, bool with_timeline = false);
+// Inverse of result_to_json (what a forked simulation sends back). Throws on bad input.
+Result result_from_json(const nlohmann::json& j);
 std::string results_csv(const std::vector<Result>& results);
 // Chrome trace event format: one "X" event per timeline interval, microseconds.
 nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& title);

@@ -54,7 +54,7 @@ const char* track_of(int res) {
 
 }  // namespace
 
-double analytic_duration(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
+static double compute_like_duration(const SyncPlan& plan, const Task& t) {
   const Rates& r = plan.rates;
   switch (t.kind) {
     case TaskKind::forward:
@@ -65,24 +65,34 @@ double analytic_duration(const SyncPlan& plan, const Task& t, const NodeLoad& l)
     case TaskKind::copy_h2d: return t.bytes > 0 ? r.pcie_latency_s + t.bytes / r.pcie_bytes_per_s : 0;
     case TaskKind::gather:
     case TaskKind::scatter: return t.bytes / r.d2d_bytes_per_s;
-    case TaskKind::apply: {
-      double busiest = 0;  // slices of one tensor sit on distinct shards
-      for (const Slice& s : plan.tensors.at(std::size_t(t.tensor)).slices)
-        busiest = std::max(busiest, s.bytes);
-      return t.duration_s + plan.workers * busiest / r.server_apply_bytes_per_s;
-    }
-    case TaskKind::push:
-    case TaskKind::pull:
-    case TaskKind::broadcast:
-    case TaskKind::allreduce: {
-      const double bytes = std::max(l.tx_bytes_max, l.rx_bytes_max);
-      if (bytes <= 0) return 0;  // everything stayed on the host
-      return bytes / r.nic_bytes_per_s + r.latency_s * l.sequential_steps +
-             l.messages_max * r.per_message_s;
-    }
-    case TaskKind::barrier: return 0;
+    default: return 0;
   }
-  return 0;
+}
+
+AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
+  const Rates& r = plan.rates;
+  if (t.kind == TaskKind::apply) {
+    // Slices of one tensor sit on distinct shards and are applied in parallel; the
+    // representative server CPU is held for the mean shard's share.
+    double busiest = 0, total = 0;
+    for (const Slice& s : plan.tensors.at(std::size_t(t.tensor)).slices) {
+      busiest = std::max(busiest, s.bytes);
+      total += s.bytes;
+    }
+    const double per_byte = plan.workers / r.server_apply_bytes_per_s;
+    return {t.duration_s + busiest * per_byte, t.duration_s + total / plan.num_shards() * per_byte};
+  }
+  if (t.pattern == FlowPattern::none) {
+    const double d = compute_like_duration(plan, t);
+    return {d, d};
+  }
+  const double busiest = std::max(l.tx_bytes_max, l.rx_bytes_max);
+  if (busiest <= 0) return {0, 0};  // everything stayed on the host
+  const double fixed = r.latency_s * l.sequential_steps;
+  const double mean = std::max(l.tx_bytes_mean, l.rx_bytes_mean);
+  // Latency and per-message software cost delay the task but use no bandwidth.
+  return {busiest / r.nic_bytes_per_s + fixed + l.messages_max * r.per_message_s,
+          mean / r.nic_bytes_per_s};
 }
 
 Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const {
@@ -90,13 +100,15 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
   const int k = std::max(1, plan.iterations);
 
   // Per template task: duration, resources, dependents (with lag).
-  std::vector<double> dur(n);
+  std::vector<double> dur(n), hold(n);
   std::vector<Held> held(n);
   std::vector<std::vector<Dep>> dependents(n);
   std::vector<NodeLoad> load(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (plan.tasks[i].pattern != FlowPattern::none) load[i] = node_load(plan, plan.tasks[i]);
-    dur[i] = analytic_duration(plan, plan.tasks[i], load[i]);
+    const AnalyticCost c = analytic_cost(plan, plan.tasks[i], load[i]);
+    dur[i] = c.duration_s;
+    hold[i] = c.hold_s;
     held[i] = resources(plan, plan.tasks[i], load[i]);
     for (const Dep& d : plan.tasks[i].deps) dependents[d.task].push_back(Dep{std::uint32_t(i), d.lag});
   }
@@ -125,7 +137,7 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
       if (res >= 0) s = std::max(s, free_at[std::size_t(res)]);
     const double f = s + dur[i];
     for (int res : held[i].res)
-      if (res >= 0) free_at[std::size_t(res)] = f;
+      if (res >= 0) free_at[std::size_t(res)] = s + hold[i];
     start[id(t, i)] = s;
     finish[id(t, i)] = f;
     for (const Dep& d : dependents[i]) {

@@ -4,12 +4,18 @@
 // Resources, each serialized (a task starts when its deps are done and its resources
 // are free; ties go to the task that became ready first): the GPU, PCIe in each
 // direction, the intra-node GPU link, the server CPU, and the NIC of a worker node and
-// of a server node in each direction (the same NIC when shards are colocated). A
-// network task holds its sender's tx and its receiver's rx for
+// of a server node in each direction (the same NIC when shards are colocated).
+// A network task lasts
 //   max(busiest tx bytes, busiest rx bytes) / (line rate x goodput)
-//   + latency x sequential steps + messages at the busiest endpoint x per-message cost,
-// where "busiest" is the most loaded node for that task (node_load.hpp). No other
-// contention is modelled: flows of one task do not slow each other beyond that max.
+//   + latency x sequential steps + messages at the busiest endpoint x per-message cost
+// ("busiest": the most loaded node for that task, node_load.hpp), but holds the
+// representative NIC only while the MEAN per-node load crosses it (latency and
+// per-message costs delay a task but leave the wire free for others): one layer's KV pairs sit on a
+// few shards, the next layer's on others, so their incasts proceed side by side; what
+// a task takes from the others is the bandwidth an average node spends on it. When
+// every node carries the same load (ring, SFB, evenly hashed PS) the two are equal.
+// Server applies are treated alike: a tensor's slices are applied on their shards in
+// parallel, for the busiest slice's time, holding the server CPU for the mean share.
 #pragma once
 
 #include "model/engine.hpp"
@@ -23,8 +29,12 @@ class AnalyticEngine : public Engine {
   Result run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const override;
 };
 
-// Seconds one instance of task t occupies its resources under the analytic model;
-// `load` is node_load(plan, t) for network tasks.
-double analytic_duration(const SyncPlan& plan, const Task& t, const NodeLoad& load);
+// Seconds one instance of task t lasts under the analytic model, and how long it holds
+// its resources (shorter for unbalanced network tasks); `load` is node_load(plan, t).
+struct AnalyticCost {
+  double duration_s = 0;
+  double hold_s = 0;
+};
+AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& load);
 
 }  // namespace possim

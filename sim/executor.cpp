@@ -1,0 +1,435 @@
+#include "sim/executor.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include <simgrid/plugins/load.h>
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+namespace {
+
+int kPayload = 0;  // comms carry no data; their size is simulated
+int kStop = 0;     // tells a drain actor that nothing more will arrive
+constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor scale badly
+
+bool gpu_kind(TaskKind k) {
+  return k == TaskKind::forward || k == TaskKind::backward || k == TaskKind::quantize ||
+         k == TaskKind::rebuild;
+}
+
+// A flow between two hosts of the platform, with what the statistics need.
+struct HostFlow {
+  sg4::Host* src = nullptr;
+  sg4::Mailbox* dst = nullptr;
+  double bytes = 0;
+  int messages = 0;
+  int shard = -1;
+  int src_node = -1, dst_node = -1;  // NIC traffic only; -1 for PCIe copies
+};
+
+}  // namespace
+
+Executor::Executor(const SyncPlan& plan, const Network& net, const RunOptions& opt,
+                   const Platform& platform)
+    : plan_(plan), net_(net), opt_(opt), platform_(platform) {
+  k_ = std::max(1, plan.iterations);
+  stragglers_ = make_stragglers(opt.stragglers, k_, plan.workers, opt.seed);
+  const std::size_t n = plan.tasks.size();
+  offset_.resize(n);
+  dependents_.resize(n);
+  shard_slice_.assign(n, {});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    offset_[i] = stride_;
+    stride_ += std::size_t(instances_of(i));
+    for (const Dep& d : plan.tasks[i].deps) dependents_[d.task].push_back(Dep{i, d.lag});
+    const int tensor = plan.tasks[i].tensor;
+    if (tensor >= 0) {
+      shard_slice_[i].assign(std::size_t(plan.num_shards()), -1);
+      const auto& slices = plan.tensors[std::size_t(tensor)].slices;
+      for (std::size_t s = 0; s < slices.size(); ++s) shard_slice_[i][std::size_t(slices[s].shard)] = int(s);
+    }
+  }
+  pending_.assign(stride_ * std::size_t(k_), 0);
+  flows_left_.assign(pending_.size(), 0);
+  started_.assign(pending_.size(), 0);
+  finished_.assign(pending_.size(), 0);
+  node_sent_.assign(std::size_t(plan.cluster.total_nodes()), 0);
+  node_received_.assign(node_sent_.size(), 0);
+  count_pending();
+}
+
+bool Executor::is_barrier(std::uint32_t task) const { return plan_.tasks[task].kind == TaskKind::barrier; }
+bool Executor::worker_scoped(std::uint32_t task) const {
+  return plan_.tasks[task].scope == Scope::worker && !is_barrier(task);
+}
+int Executor::instances_of(std::uint32_t task) const {
+  if (is_barrier(task)) return 1;
+  if (plan_.tasks[task].scope == Scope::shard)
+    return int(plan_.tensors[std::size_t(plan_.tasks[task].tensor)].slices.size());
+  return plan_.workers;
+}
+
+// How many releases each instance waits for: one per dependency instance it needs.
+void Executor::count_pending() {
+  for (int t = 0; t < k_; ++t)
+    for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i) {
+      int need = 0;
+      for (const Dep& d : plan_.tasks[i].deps) {
+        const int from = t - int(d.lag);
+        if (from < 0) continue;
+        if (is_barrier(d.task)) need += 1;
+        else if (!worker_scoped(d.task)) need += instances_of(d.task);
+        else need += worker_scoped(i) ? 1 : stragglers_.active(from);
+      }
+      for (int who = 0; who < instances_of(i); ++who) pending_[index(t, i, who)] = need;
+    }
+}
+
+void Executor::start() {
+  for (int w = 0; w < plan_.workers; ++w) {
+    gpu_queue_.emplace_back();
+    gpu_wake_.push_back(sg4::ConditionVariable::create());
+    gpu_mutex_.push_back(sg4::Mutex::create());
+  }
+  // Inboxes: node hosts first, then GPUs, then host memories; a daemon drains each.
+  std::vector<sg4::Host*> hosts = platform_.node;
+  hosts.insert(hosts.end(), platform_.gpu.begin(), platform_.gpu.end());
+  hosts.insert(hosts.end(), platform_.mem.begin(), platform_.mem.end());
+  // Drains end on a stop token once every task instance has completed: killing one
+  // blocked in get() at the end of the run would cancel a comm that has no route.
+  for (sg4::Host* h : hosts) {
+    sg4::Mailbox* mb = sg4::Mailbox::by_name("in-" + h->get_name());
+    inbox_.push_back(mb);
+    sg4::ActorPtr drain = sg4::Actor::create("drain-" + h->get_name(), h, [mb] {
+      while (mb->get<int>() != &kStop) {
+      }
+      mb->set_receiver(nullptr);
+    });
+    mb->set_receiver(drain);
+    drain_host_.push_back(h);
+  }
+  remaining_ = stride_ * std::size_t(k_);
+  for (int w = 0; w < plan_.workers; ++w)
+    sg4::Actor::create("gpu-" + std::to_string(w), platform_.gpu[std::size_t(w)], [this, w] { run_gpu(w); });
+  // Launch what needs nothing, from an actor (activities start only from actors).
+  sg4::Actor::create("start", platform_.node[0], [this] {
+    for (int t = 0; t < k_; ++t)
+      for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i)
+        for (int who = 0; who < instances_of(i); ++who)
+          if (pending_[index(t, i, who)] == 0) launch(Instance{t, i, who});
+  });
+}
+
+void Executor::release(int t, std::uint32_t task, int who) {
+  if (--pending_[index(t, task, who)] == 0) launch(Instance{t, task, who});
+}
+
+void Executor::launch(const Instance& in) {
+  const Task& task = plan_.tasks[in.task];
+  const std::size_t id = index(in.t, in.task, in.who);
+  started_[id] = sg4::Engine::get_clock();
+  if (gpu_kind(task.kind)) {
+    const std::size_t w = std::size_t(in.who);
+    const std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[w]);
+    gpu_queue_[w].push_back(in);
+    gpu_wake_[w]->notify_one();
+    return;
+  }
+  switch (task.kind) {
+    case TaskKind::copy_d2h:
+    case TaskKind::copy_h2d: {
+      const std::size_t w = std::size_t(in.who);
+      const bool d2h = task.kind == TaskKind::copy_d2h;
+      const std::size_t nodes = platform_.node.size(), workers = platform_.gpu.size();
+      HostFlow f;
+      f.src = d2h ? platform_.gpu[w] : platform_.mem[w];
+      f.dst = d2h ? inbox_[nodes + workers + w] : inbox_[nodes + w];
+      f.bytes = task.bytes;
+      std::vector<Flow> none;
+      if (task.bytes <= 0) {
+        complete(in);
+        return;
+      }
+      flows_left_[id] = 1;
+      sg4::Actor::create("copy", f.src, [this, in, f] {
+        const double t0 = sg4::Engine::get_clock();
+        f.dst->put(&kPayload, std::uint64_t(std::max(1.0, f.bytes)));
+        record(in, "PCIe", t0);
+        complete(in);
+      });
+      return;
+    }
+    case TaskKind::gather:
+    case TaskKind::scatter:
+    case TaskKind::apply: {
+      double amount = task.bytes;
+      sg4::Host* host = platform_.d2d[std::size_t(std::max(0, in.who))];
+      std::string track = "GPU-GPU";
+      if (task.kind == TaskKind::apply) {
+        const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
+        host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
+        amount = stragglers_.active(in.t) * s.bytes + task.duration_s * host->get_speed();
+        track = "shard " + std::to_string(s.shard) + " CPU";
+      }
+      if (amount <= 0) {
+        complete(in);
+        return;
+      }
+      sg4::Actor::create(to_string(task.kind), host, [this, in, amount, track] {
+        const double t0 = sg4::Engine::get_clock();
+        sg4::this_actor::execute(amount);
+        record(in, track, t0);
+        complete(in);
+      });
+      return;
+    }
+    case TaskKind::push:
+    case TaskKind::pull:
+    case TaskKind::broadcast:
+      run_flows(in, expand_flows(plan_, task, in.who), task.pattern == FlowPattern::to_shards);
+      return;
+    case TaskKind::allreduce:
+      if (plan_.workers < 2) {
+        complete(in);
+        return;
+      }
+      sg4::Actor::create("ring", platform_.node[std::size_t(in.who)], [this, in] { run_ring(in); });
+      return;
+    case TaskKind::barrier:
+      complete(in);
+      return;
+    default:
+      return;
+  }
+}
+
+void Executor::run_gpu(int worker) {
+  sg4::Actor::self()->daemonize();
+  const std::size_t w = std::size_t(worker);
+  for (;;) {
+    Instance in{};
+    {
+      std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[w]);
+      while (gpu_queue_[w].empty()) gpu_wake_[w]->wait(lock);
+      in = gpu_queue_[w].front();
+      gpu_queue_[w].pop_front();
+    }
+    const double seconds = plan_.tasks[in.task].duration_s * stragglers_.slowdown[std::size_t(in.t)][w];
+    const double t0 = sg4::Engine::get_clock();
+    if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
+    gpu_busy_ += seconds;
+    record(in, "GPU", t0);
+    complete(in);
+  }
+}
+
+void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notify_shards) {
+  const std::size_t id = index(in.t, in.task, in.who);
+  std::vector<HostFlow> remote;
+  for (const Flow& f : flows) {
+    if (f.src_node == f.dst_node) continue;  // stays on the host
+    HostFlow h;
+    h.src = platform_.node[std::size_t(f.src_node)];
+    h.dst = inbox_[std::size_t(f.dst_node)];
+    h.bytes = f.bytes;
+    h.messages = f.messages;
+    h.shard = f.shard;
+    h.src_node = f.src_node;
+    h.dst_node = f.dst_node;
+    remote.push_back(h);
+  }
+  flows_left_[id] = int(remote.size()) + 1;  // +1 until the local flows are accounted
+  for (const Flow& f : flows)
+    if (f.src_node == f.dst_node && notify_shards) delivered(in, f.shard);
+  // Group by sending host (a flow must start on its sender), at most kCommsPerHelper each.
+  std::stable_sort(remote.begin(), remote.end(),
+                   [](const HostFlow& a, const HostFlow& b) { return a.src_node < b.src_node; });
+  const double t0 = sg4::Engine::get_clock();
+  for (std::size_t begin = 0; begin < remote.size();) {
+    std::size_t end = begin + 1;
+    while (end < remote.size() && remote[end].src == remote[begin].src && end - begin < kCommsPerHelper) ++end;
+    std::vector<HostFlow> group(remote.begin() + long(begin), remote.begin() + long(end));
+    begin = end;
+    sg4::Actor::create("flows", group.front().src, [this, in, group, notify_shards, id, t0] {
+      double messages = 0;
+      for (const HostFlow& f : group) messages += f.messages;
+      if (messages > 0 && plan_.rates.per_message_s > 0)
+        sg4::this_actor::sleep_for(messages * plan_.rates.per_message_s);
+      std::vector<sg4::CommPtr> comms;
+      std::vector<HostFlow> open = group;
+      for (const HostFlow& f : open) comms.push_back(f.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, f.bytes))));
+      while (!comms.empty()) {
+        const auto done = std::size_t(sg4::Comm::wait_any(comms));
+        const HostFlow f = open[done];
+        comms.erase(comms.begin() + long(done));
+        open.erase(open.begin() + long(done));
+        node_sent_[std::size_t(f.src_node)] += f.bytes;
+        node_received_[std::size_t(f.dst_node)] += f.bytes;
+        if (notify_shards) delivered(in, f.shard);
+        if (--flows_left_[id] == 0) {
+          record(in, "net", t0);
+          complete(in);
+        }
+      }
+    });
+  }
+  if (--flows_left_[id] == 0) complete(in);
+}
+
+void Executor::run_ring(const Instance& in) {
+  const int p = plan_.workers;
+  const auto mailbox = [&](int w) {
+    return sg4::Mailbox::by_name("ring-" + std::to_string(in.t) + "-" + std::to_string(in.task) + "-" +
+                                 std::to_string(w));
+  };
+  sg4::Mailbox* mine = mailbox(in.who);
+  sg4::Mailbox* next = mailbox((in.who + 1) % p);
+  const double chunk = plan_.tasks[in.task].bytes / p;
+  const int next_node = plan_.worker_node((in.who + 1) % p);
+  const double t0 = sg4::Engine::get_clock();
+  for (int step = 0; step < 2 * (p - 1); ++step) {
+    if (plan_.rates.per_message_s > 0) sg4::this_actor::sleep_for(plan_.rates.per_message_s);
+    sg4::CommPtr out = next->put_async(&kPayload, std::uint64_t(std::max(1.0, chunk)));
+    mine->get<int>();
+    out->wait();
+    node_sent_[std::size_t(plan_.worker_node(in.who))] += chunk;
+    node_received_[std::size_t(next_node)] += chunk;
+  }
+  record(in, "net", t0);
+  complete(in);
+}
+
+void Executor::delivered(const Instance& push, int shard) {
+  if (dropped(push.t, push.who)) return;
+  for (const Dep& d : dependents_[push.task]) {
+    const int u = push.t + int(d.lag);
+    if (u >= k_ || plan_.tasks[d.task].scope != Scope::shard) continue;
+    const int slice = shard_slice_[d.task][std::size_t(shard)];
+    if (slice >= 0) release(u, d.task, slice);
+  }
+}
+
+void Executor::complete(const Instance& in) {
+  const std::size_t id = index(in.t, in.task, in.who);
+  finished_[id] = sg4::Engine::get_clock();
+  if (--remaining_ == 0)
+    for (std::size_t i = 0; i < inbox_.size(); ++i) {
+      sg4::Mailbox* mb = inbox_[i];
+      sg4::Actor::create("stop", drain_host_[i], [mb] { mb->put(&kStop, 0); });
+    }
+  const Task& done = plan_.tasks[in.task];
+  for (const Dep& d : dependents_[in.task]) {
+    const int u = in.t + int(d.lag);
+    if (u >= k_) continue;
+    const std::uint32_t i = d.task;
+    if (worker_scoped(i)) {
+      if (worker_scoped(in.task)) {
+        release(u, i, in.who);
+      } else {
+        for (int w = 0; w < plan_.workers; ++w) release(u, i, w);
+      }
+    } else if (is_barrier(i)) {
+      if (!(worker_scoped(in.task) && dropped(in.t, in.who))) release(u, i, 0);
+    } else {  // a shard task
+      if (!worker_scoped(in.task)) {
+        for (int s = 0; s < instances_of(i); ++s) release(u, i, s);
+      } else if (!dropped(in.t, in.who)) {
+        // Slices this worker's flows reach were released on delivery; the rest now.
+        const auto& slices = plan_.tensors[std::size_t(plan_.tasks[i].tensor)].slices;
+        for (std::size_t s = 0; s < slices.size(); ++s) {
+          const bool by_flow = done.pattern == FlowPattern::to_shards &&
+                               shard_slice_[in.task][std::size_t(slices[s].shard)] >= 0;
+          if (!by_flow) release(u, i, int(s));
+        }
+      }
+    }
+  }
+}
+
+void Executor::record(const Instance& in, const std::string& track, double start) {
+  if (!opt_.timeline) return;
+  const Task& task = plan_.tasks[in.task];
+  const bool shard = task.scope == Scope::shard;
+  // Keep traces readable and small: the first 16 workers and shards.
+  if (in.who >= 16 && !shard) return;
+  const std::string layer = task.layer >= 0 ? net_.layers[std::size_t(task.layer)].name : "";
+  TimelineEvent e;
+  e.track = shard ? track : "worker " + std::to_string(in.who) + " " + track;
+  e.name = std::string(to_string(task.kind)) + (layer.empty() ? "" : " " + layer);
+  e.category = to_string(task.kind);
+  e.start_s = start;
+  e.duration_s = sg4::Engine::get_clock() - start;
+  e.iteration = in.t;
+  timeline_.push_back(e);
+}
+
+Result Executor::result() const {
+  if (remaining_ != 0)
+    throw std::logic_error("plan '" + plan_.strategy + "': " + std::to_string(remaining_) +
+                           " task instances never ran (their dependencies were never met)");
+  Result r;
+  r.engine = "simgrid";
+  r.model = net_.name;
+  r.strategy = plan_.strategy;
+  r.cluster = plan_.cluster;
+  r.batch_per_gpu = plan_.batch_per_gpu;
+  r.iterations = k_;
+  for (int t = 0; t < k_; ++t) {
+    double end = 0;
+    for (std::size_t i = 0; i < stride_; ++i) end = std::max(end, finished_[std::size_t(t) * stride_ + i]);
+    r.iteration_end_s.push_back(end);
+  }
+  r.iteration_s = k_ > 1 ? (r.iteration_end_s.back() - r.iteration_end_s.front()) / (k_ - 1)
+                         : r.iteration_end_s.front();
+  r.gpu_busy_s = gpu_busy_ / (double(k_) * plan_.workers);
+  r.gpu_stall_s = std::max(0.0, r.iteration_s - r.gpu_busy_s);
+  double sent = 0, received = 0;
+  for (std::size_t n = 0; n < node_sent_.size(); ++n) {
+    r.sent_bytes_max = std::max(r.sent_bytes_max, node_sent_[n] / k_);
+    r.received_bytes_max = std::max(r.received_bytes_max, node_received_[n] / k_);
+    sent += node_sent_[n] / k_;
+    received += node_received_[n] / k_;
+  }
+  r.sent_bytes_mean = sent / double(node_sent_.size());
+  r.received_bytes_mean = received / double(node_received_.size());
+  fill_layer_rows(plan_, net_, r);
+  const int last = k_ - 1;
+  const double iter_start = last > 0 ? r.iteration_end_s[std::size_t(last - 1)] : 0.0;
+  for (LayerResult& row : r.layers)
+    for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i) {
+      const Task& t = plan_.tasks[i];
+      if (t.layer != row.layer || t.kind == TaskKind::forward || t.kind == TaskKind::backward) continue;
+      // Worker 0 (or the first slice) stands for the rest in the per-layer table.
+      const std::size_t id = index(last, i, 0);
+      const double s = started_[id] - iter_start, f = finished_[id] - iter_start;
+      row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);
+      row.sync_end_s = std::max(row.sync_end_s, f);
+    }
+  // Links: what each carried per iteration and its busiest instant (link_load plugin).
+  const double run_s = r.iteration_end_s.back();
+  const auto use = [&](const sg4::Link* l, const std::string& name) {
+    LinkUse u;
+    u.link = name;
+    u.bytes_per_iteration = sg_link_get_cum_load(l) / k_;
+    u.peak_utilization = sg_link_get_max_instantaneous_load(l) / l->get_bandwidth();
+    u.mean_utilization = run_s > 0 ? sg_link_get_cum_load(l) / (run_s * l->get_bandwidth()) : 0;
+    r.links.push_back(u);
+  };
+  for (std::size_t n = 0; n < platform_.nic.size(); ++n) {
+    use(platform_.nic[n]->get_link_up(), "nic-" + std::to_string(n) + " tx");
+    use(platform_.nic[n]->get_link_down(), "nic-" + std::to_string(n) + " rx");
+  }
+  for (std::size_t w = 0; w < platform_.pcie.size(); ++w) {
+    use(platform_.pcie[w]->get_link_up(), "pcie-" + std::to_string(w) + " d2h");
+    use(platform_.pcie[w]->get_link_down(), "pcie-" + std::to_string(w) + " h2d");
+  }
+  r.timeline = timeline_;
+  return r;
+}
+
+}  // namespace possim::sim

@@ -1,0 +1,87 @@
+// Executes a SyncPlan on a SimGrid platform. Every task instance (iteration, task,
+// worker | slice | the one barrier) waits for exactly the plan's dependencies, then
+// becomes an Exec (GPU, server CPU, intra-node copy), a Comm (PCIe copy, network flow)
+// or a barrier release. WFBP overlap, incast and hot spots arise from these events and
+// SimGrid's bandwidth sharing, never from a fraction typed in.
+//
+// Actors: one GPU actor per worker runs its kernels in order of readiness (one compute
+// stream); short-lived helper actors run each copy, apply and flow group; one drain
+// actor per host receives the data sent to it. A shard applies a slice once every
+// (not dropped) worker's flow to it has landed: Poseidon's per-KV update counting.
+#pragma once
+#include <deque>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "model/engine.hpp"
+#include "model/stragglers.hpp"
+#include "sim/platform.hpp"
+
+namespace possim::sim {
+
+class Executor {
+ public:
+  Executor(const SyncPlan& plan, const Network& net, const RunOptions& opt, const Platform& platform);
+  // Spawns the actors; call before Engine::run().
+  void start();
+  // After Engine::run(): everything an engine reports. Throws if some task instance
+  // never ran (a plan whose dependencies cannot all be met).
+  Result result() const;
+
+ private:
+  struct Instance {
+    int t;
+    std::uint32_t task;
+    int who;  // worker, slice index (apply) or 0 (barrier)
+  };
+  std::size_t index(int t, std::uint32_t task, int who) const {
+    return std::size_t(t) * stride_ + offset_[task] + std::size_t(who);
+  }
+  int instances_of(std::uint32_t task) const;
+  bool worker_scoped(std::uint32_t task) const;
+  bool is_barrier(std::uint32_t task) const;
+  bool dropped(int t, int w) const { return stragglers_.dropped[std::size_t(t)][std::size_t(w)] != 0; }
+
+  void count_pending();
+  void release(int t, std::uint32_t task, int who);  // one dependency of an instance met
+  void launch(const Instance& in);
+  void complete(const Instance& in);
+  void delivered(const Instance& push, int shard);  // one worker's flow reached a shard
+
+  void run_gpu(int worker);
+  void run_flows(const Instance& in, std::vector<Flow> flows, bool notify_shards);
+  void run_ring(const Instance& in);
+  void record(const Instance& in, const std::string& track, double start);
+
+  const SyncPlan& plan_;
+  const Network& net_;
+  RunOptions opt_;
+  const Platform& platform_;
+  StragglerTable stragglers_;
+  int k_ = 1;
+
+  std::vector<std::size_t> offset_;
+  std::size_t stride_ = 0;
+  std::vector<std::vector<Dep>> dependents_;
+  // shard_slice_[task][shard] = slice index of that shard in the task's tensor, or -1.
+  std::vector<std::vector<int>> shard_slice_;
+  std::vector<int> pending_;
+  std::vector<int> flows_left_;       // per instance: network flows still in flight
+  std::vector<double> started_, finished_;
+
+  std::vector<std::deque<Instance>> gpu_queue_;
+  std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;
+  std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;
+  std::vector<simgrid::s4u::Mailbox*> inbox_;  // per host index: data addressed to it
+  std::vector<simgrid::s4u::Host*> drain_host_;
+  std::size_t remaining_ = 0;  // task instances not yet complete
+
+  // Outputs.
+  std::vector<double> node_sent_, node_received_;
+  std::vector<TimelineEvent> timeline_;
+  std::vector<double> iteration_end_;
+  double gpu_busy_ = 0;
+};
+
+}  // namespace possim::sim

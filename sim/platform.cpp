@@ -1,0 +1,56 @@
+#include "sim/platform.hpp"
+
+#include <string>
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+void configure_engine() {
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/crosstraffic:0");
+  sg4::Engine::set_config("network/TCP-gamma:0");
+  // Thousands of small actors: small stacks, no guard pages (SIMGRID_NOTES.md).
+  sg4::Engine::set_config("contexts/stack-size:64");
+  sg4::Engine::set_config("contexts/guard-size:0");
+}
+
+namespace {
+
+sg4::SplitDuplexLink* attach(sg4::NetZone* zone, sg4::Host* host, const std::string& name,
+                             double bytes_per_s, double latency_s) {
+  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, bytes_per_s);
+  link->set_latency(latency_s)->seal();
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                  {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP)}, true);
+  return link;
+}
+
+}  // namespace
+
+Platform build_platform(const SyncPlan& plan) {
+  Platform p;
+  auto* zone = sg4::create_star_zone("switch");
+  const Rates& r = plan.rates;
+  const int nodes = plan.cluster.total_nodes();
+  for (int n = 0; n < nodes; ++n) {
+    const std::string id = std::to_string(n);
+    sg4::Host* node = zone->create_host("node-" + id, r.server_apply_bytes_per_s)->seal();
+    p.node.push_back(node);
+    p.nic.push_back(attach(zone, node, "nic-" + id, r.nic_bytes_per_s, r.latency_s / 2));
+  }
+  for (int w = 0; w < plan.workers; ++w) {
+    const std::string id = std::to_string(w);
+    sg4::Host* gpu = zone->create_host("gpu-" + id, kGpuFlopsPerSecond)->seal();
+    sg4::Host* mem = zone->create_host("mem-" + id, 1.0)->seal();
+    p.gpu.push_back(gpu);
+    p.mem.push_back(mem);
+    p.pcie.push_back(attach(zone, gpu, "pcie-" + id, r.pcie_bytes_per_s, r.pcie_latency_s));
+    attach(zone, mem, "membus-" + id, 1e15, 0.0);  // host memory: never the bottleneck
+    p.d2d.push_back(zone->create_host("d2d-" + id, r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15)->seal());
+  }
+  zone->seal();
+  return p;
+}
+
+}  // namespace possim::sim

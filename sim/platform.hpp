@@ -1,0 +1,32 @@
+// The simulated machines, built in code: one star zone (a non-blocking switch) where
+//   node-n  : a node's host CPU (server shard work), behind a split-duplex NIC link;
+//   gpu-n   : the node's leader GPU, behind a split-duplex PCIe link;
+//   mem-n   : the node's host memory, the other end of PCIe copies;
+//   d2d-n   : the node's GPU-to-GPU path for gathering on the leader (several GPUs).
+// A route node-a -> node-b crosses a's NIC up and b's NIC down, so each direction of a
+// NIC link carries half the one-way latency. Hosts' speeds turn amounts into seconds:
+// gpu-n runs 1e9 "flops" a second (a task's seconds x 1e9), node-n applies updates at
+// the profile's bytes/s, d2d-n copies at the intra-node rate.
+#pragma once
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "model/sync_plan.hpp"
+
+namespace possim::sim {
+
+constexpr double kGpuFlopsPerSecond = 1e9;
+
+struct Platform {
+  std::vector<simgrid::s4u::Host*> node, gpu, mem, d2d;
+  std::vector<simgrid::s4u::SplitDuplexLink*> nic, pcie;  // UP = tx / d2h, DOWN = rx / h2d
+};
+
+// Sets the network model first: CM02 without cross-traffic or TCP window cap, so a flow
+// alone on its path takes exactly latency + bytes / bandwidth (goodput is already in
+// the plan's NIC rate, where the profile puts it and the calibrator fits it).
+void configure_engine();
+Platform build_platform(const SyncPlan& plan);
+
+}  // namespace possim::sim

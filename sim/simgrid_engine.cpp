@@ -1,0 +1,95 @@
+#include "sim/simgrid_engine.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/plugins/load.h>
+#include <simgrid/s4u.hpp>
+
+#include "model/result_io.hpp"
+#include "sim/executor.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+Result simulate_here(const SyncPlan& plan, const Network& net, const RunOptions& opt) {
+  int argc = 2;
+  char name[] = "possim";
+  char quiet[] = "--log=root.thres:critical";
+  char* argv[] = {name, quiet, nullptr};
+  sg4::Engine engine(&argc, argv);
+  configure_engine();
+  sg_link_load_plugin_init();
+  const Platform platform = build_platform(plan);
+  for (const auto* links : {&platform.nic, &platform.pcie})
+    for (const auto* l : *links) {
+      sg_link_load_track(l->get_link_up());
+      sg_link_load_track(l->get_link_down());
+    }
+  Executor executor(plan, net, opt, platform);
+  executor.start();
+  engine.run();
+  return executor.result();
+}
+
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    done += std::size_t(n);
+  }
+}
+
+}  // namespace
+
+Result SimGridEngine::run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("simgrid engine: pipe: ") + std::strerror(errno));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(std::string("simgrid engine: fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::close(fds[0]);
+    int status = 0;
+    try {
+      const Result r = simulate_here(plan, net, opt);
+      write_all(fds[1], result_to_json(r, true).dump());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "possim: simgrid engine: %s\n", e.what());
+      status = 4;
+    }
+    ::close(fds[1]);
+    _exit(status);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, std::size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.empty())
+    throw std::runtime_error("simgrid engine: the simulation of " + plan.strategy + " at " +
+                             std::to_string(plan.cluster.nodes) + " nodes failed" +
+                             (WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")" : ""));
+  return result_from_json(nlohmann::json::parse(out));
+}
+
+}  // namespace possim::sim
