@@ -16,6 +16,7 @@ const char* kUsage =
     "  run SCENARIO       predict throughput for every point of a scenario; writes JSON and CSV\n"
     "  explain SCENARIO   show each layer's communication scheme, its costs and why\n"
     "  models [show NAME] list the model zoo, or one model's layers (--json for a layer JSON)\n"
+    "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
     "\n"
     "`possim COMMAND --help` describes a command's options.\n";
 
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     if (command == "run") return cli::cmd_run(args);
     if (command == "explain") return cli::cmd_explain(args);
     if (command == "models") return cli::cmd_models(args);
+    if (command == "calibrate") return cli::cmd_calibrate(args);
     std::cerr << "possim: unknown command '" << command << "' (expected run, explain or models)\n";
     return 2;
   } catch (const InputError& e) {

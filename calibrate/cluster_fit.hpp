@@ -1,0 +1,67 @@
+// `possim calibrate fit`: fit a profile's free parameters to measured iteration times by
+// least squares on relative residuals (predicted / measured - 1), predicting each point
+// with the analytic engine. The fitted profile then predicts points outside the fit.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/measurements.hpp"
+#include "model/profile.hpp"
+
+namespace possim::calibrate {
+
+// The parameters a fit may free, in this order:
+//   tcp_goodput, per_message_s, server_apply_bytes_per_s, pcie_bytes_per_s, compute_scale.
+// compute_scale multiplies the base profile's compute speed (peak FLOP/s, measured layer
+// times and throughput points together); 1 is the base.
+const std::vector<std::string>& fit_parameter_names();
+// Throws InputError naming --free for an unknown name.
+void check_fit_parameter(const std::string& name);
+double profile_parameter(const Profile& p, const std::string& name);  // compute_scale: 1
+// `base` with the named parameters set (compute_scale applied relative to base).
+Profile with_parameters(const Profile& base, const std::vector<std::string>& names,
+                        const std::vector<double>& values);
+
+// How a measurement point becomes a cluster (the fields a measurement file does not give).
+struct ClusterAssumptions {
+  double latency_s = 50e-6;  // one-way latency between nodes
+  int server_shards = 0;     // 0: one shard per node, colocated
+  int iterations = 5;
+};
+
+double predict_iteration_s(const Profile& p, const Network& net, const MeasurementPoint& pt,
+                           const ClusterAssumptions& a);
+
+struct ClusterFitOptions {
+  std::vector<std::string> free = fit_parameter_names();
+  ClusterAssumptions cluster;
+  LmOptions lm;
+  // Start values (by name); absent ones start from the base profile.
+  std::map<std::string, double> start;
+};
+
+struct PointResult {
+  MeasurementPoint point;
+  double predicted_s = 0;
+  double residual = 0;  // predicted / measured - 1
+};
+
+struct ClusterFit {
+  std::vector<std::string> names;
+  std::vector<double> start, values, sigma;
+  std::vector<std::vector<double>> correlation;
+  std::vector<PointResult> points;
+  double rms_residual = 0;
+  LmResult lm;
+  Profile fitted;  // base with the fitted values; sources say so
+};
+
+// Throws InputError when there are fewer points than free parameters.
+ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const ClusterFitOptions& opt);
+
+// Predictions of a profile for points (no fitting), e.g. held-out points.
+std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& m,
+                                        const ClusterAssumptions& a);
+
+}  // namespace possim::calibrate

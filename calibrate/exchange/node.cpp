@@ -1,0 +1,315 @@
+#include "calibrate/exchange/node.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate/exchange/wire.hpp"
+
+namespace possim::calibrate::exchange {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct ApplyStats {
+  std::mutex mu;
+  double bytes = 0, seconds = 0;
+  long count = 0;
+};
+
+// The serving side of one data connection.
+class Handler {
+ public:
+  Handler(Fd fd, std::map<int, std::vector<float>>* shards, std::mutex* shard_mu, ApplyStats* stats)
+      : fd_(std::move(fd)), shards_(shards), shard_mu_(shard_mu), stats_(stats) {}
+
+  void run() {
+    try {
+      for (;;) {
+        const Header h = recv_header(fd_.get());
+        switch (h.op) {
+          case Op::push: {
+            receive(h.bytes);
+            apply(int(h.aux), h.bytes);
+            send_header(fd_.get(), Header{Op::ack, h.aux, 0});
+            break;
+          }
+          case Op::sf:
+            receive(h.bytes);
+            send_header(fd_.get(), Header{Op::ack, 0, 0});
+            break;
+          case Op::pull:
+            if (buf_.size() < h.bytes) buf_.resize(std::size_t(h.bytes));
+            send_frame(fd_.get(), Header{Op::data, h.aux, h.bytes}, buf_.data());
+            break;
+          case Op::burst: {
+            for (std::uint32_t k = 0; k < h.aux; ++k) {
+              const Header t = recv_header(fd_.get());
+              receive(t.bytes);
+            }
+            send_header(fd_.get(), Header{Op::ack, h.aux, 0});
+            break;
+          }
+          case Op::bye: return;
+          default: throw std::runtime_error("unexpected frame kind " + std::to_string(int(h.op)));
+        }
+      }
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      if (what != "connection closed by peer")
+        std::fprintf(stderr, "possim exchange node: data connection: %s\n", what.c_str());
+    }
+  }
+
+ private:
+  void receive(std::uint64_t bytes) {
+    if (buf_.size() < bytes) buf_.resize(std::size_t(bytes));
+    recv_all(fd_.get(), buf_.data(), std::size_t(bytes));
+  }
+
+  // SGD step of a KV-pair payload into the hosted shard's parameters: p -= lr * g.
+  void apply(int shard, std::uint64_t bytes) {
+    std::vector<float>* params = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(*shard_mu_);
+      auto it = shards_->find(shard);
+      if (it == shards_->end()) return;  // not hosted here: acked without applying
+      params = &it->second;
+    }
+    const std::size_t n = std::size_t(bytes / sizeof(float));
+    const auto t0 = Clock::now();
+    {
+      std::lock_guard<std::mutex> lock(*shard_mu_);  // one update at a time per node, as a server thread
+      if (params->size() < n) params->resize(n, 0.0f);
+      const float* g = reinterpret_cast<const float*>(buf_.data());
+      float* p = params->data();
+      for (std::size_t i = 0; i < n; ++i) p[i] -= 0.01f * g[i];
+    }
+    const double s = since(t0);
+    std::lock_guard<std::mutex> lock(stats_->mu);
+    stats_->bytes += double(n * sizeof(float));
+    stats_->seconds += s;
+    ++stats_->count;
+  }
+
+  Fd fd_;
+  std::vector<char> buf_;
+  std::map<int, std::vector<float>>* shards_;
+  std::mutex* shard_mu_;
+  ApplyStats* stats_;
+};
+
+struct Conn {
+  int node = -1;
+  Fd fd;
+};
+
+class Worker {
+ public:
+  Worker(int me, std::vector<Conn>* conns, const json& setup) : me_(me), conns_(conns), setup_(setup) {}
+
+  json run() {
+    const json& plan = setup_["plan"];
+    const std::vector<double> kv = plan["kv_sizes"], sf = plan["sf_sizes"];
+    const int repeats = plan["repeats"], warmup = plan["warmup"], burst_count = plan["burst_count"];
+    const double burst_bytes = plan["burst_bytes"];
+    const std::vector<int> shard_node = setup_["shard_node"];
+    const std::vector<int> workers = setup_["workers"];
+    double biggest = 0;
+    for (double b : kv) biggest = std::max(biggest, b);
+    for (double b : sf) biggest = std::max(biggest, b);
+    buf_.assign(std::size_t(std::max(biggest, burst_bytes)) + 16, 0);
+
+    json samples = json::array();
+    // Warm-up: open each connection's congestion window, untimed.
+    for (int w = 0; w < warmup; ++w)
+      for (auto& c : *conns_) timed_sf(c, biggest);
+
+    for (int r = 0; r < repeats; ++r) {
+      for (std::size_t i = 0; i < kv.size(); ++i) {
+        const double bytes = kv[(i + std::size_t(r)) % kv.size()];  // rotate the order each round
+        for (std::size_t s = 0; s < shard_node.size(); ++s) {
+          if (shard_node[s] == me_) continue;  // the local shard is not a network path
+          Conn& c = conn(shard_node[s]);
+          samples.push_back(sample("push", c.node, bytes, timed_push(c, int(s), bytes)));
+          samples.push_back(sample("pull", c.node, bytes, timed_pull(c, int(s), bytes)));
+        }
+      }
+      for (std::size_t i = 0; i < sf.size(); ++i) {
+        const double bytes = sf[(i + std::size_t(r)) % sf.size()];
+        for (int w : workers) {
+          if (w == me_) continue;
+          Conn& c = conn(w);
+          samples.push_back(sample("sf", c.node, bytes, timed_sf(c, bytes)));
+        }
+      }
+      // Per-message cost: one small message with its ack, then a burst of them.
+      for (auto& c : *conns_) {
+        json one = sample("ping", c.node, burst_bytes, timed_burst(c, 1, burst_bytes));
+        one["count"] = 1;
+        samples.push_back(one);
+        json many = sample("burst", c.node, burst_bytes, timed_burst(c, burst_count, burst_bytes));
+        many["count"] = burst_count;
+        samples.push_back(many);
+      }
+    }
+    return samples;
+  }
+
+ private:
+  Conn& conn(int node) {
+    for (auto& c : *conns_)
+      if (c.node == node) return c;
+    throw std::runtime_error("no connection to node " + std::to_string(node));
+  }
+  json sample(const char* path, int dst, double bytes, double seconds) const {
+    return {{"path", path}, {"src", me_}, {"dst", dst}, {"bytes", bytes}, {"seconds", seconds}};
+  }
+  double timed_push(Conn& c, int shard, double bytes) {
+    const auto t0 = Clock::now();
+    send_frame(c.fd.get(), Header{Op::push, std::uint32_t(shard), std::uint64_t(bytes)}, buf_.data());
+    expect(c, Op::ack);
+    return since(t0);
+  }
+  double timed_pull(Conn& c, int shard, double bytes) {
+    const auto t0 = Clock::now();
+    send_header(c.fd.get(), Header{Op::pull, std::uint32_t(shard), std::uint64_t(bytes)});
+    const Header h = recv_header(c.fd.get());
+    if (h.op != Op::data || h.bytes != std::uint64_t(bytes)) throw std::runtime_error("bad pull reply");
+    recv_all(c.fd.get(), buf_.data(), std::size_t(h.bytes));
+    return since(t0);
+  }
+  double timed_sf(Conn& c, double bytes) {
+    const auto t0 = Clock::now();
+    send_frame(c.fd.get(), Header{Op::sf, 0, std::uint64_t(bytes)}, buf_.data());
+    expect(c, Op::ack);
+    return since(t0);
+  }
+  double timed_burst(Conn& c, int count, double bytes) {
+    const auto t0 = Clock::now();
+    send_header(c.fd.get(), Header{Op::burst, std::uint32_t(count), 0});
+    for (int k = 0; k < count; ++k) send_frame(c.fd.get(), Header{Op::tiny, 0, std::uint64_t(bytes)}, buf_.data());
+    expect(c, Op::ack);
+    return since(t0);
+  }
+  void expect(Conn& c, Op op) {
+    const Header h = recv_header(c.fd.get());
+    if (h.op != op) throw std::runtime_error("unexpected reply from node " + std::to_string(c.node));
+  }
+
+  int me_;
+  std::vector<Conn>* conns_;
+  json setup_;
+  std::vector<char> buf_;
+};
+
+}  // namespace
+
+int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
+  std::map<int, std::vector<float>> shards;
+  std::mutex shard_mu;
+  ApplyStats stats;
+  std::vector<std::unique_ptr<Handler>> handlers;
+  std::vector<std::thread> threads;
+  std::mutex threads_mu;
+  std::thread acceptor;
+  Fd listener;
+  std::vector<Conn> conns;
+  int status = 0;
+  try {
+    set_timeouts(ctrl_fd, timeout_s);
+    std::uint16_t port = 0;
+    listener = listen_tcp(bind_address, port);
+    send_json(ctrl_fd, {{"type", "hello"}, {"address", bind_address}, {"port", port}});
+    const json setup = recv_json(ctrl_fd);
+    if (setup.value("type", "") != "setup") throw std::runtime_error("expected setup from the coordinator");
+    const int me = setup["id"];
+    for (int s : setup["hosted_shards"]) shards[s] = {};
+
+    const int lfd = listener.get();
+    acceptor = std::thread([&, lfd] {
+      for (;;) {
+        Fd c;
+        try {
+          c = accept_tcp(lfd);
+        } catch (const std::exception&) {
+          return;  // listener shut down
+        }
+        tune_socket(c.get(), timeout_s);
+        auto h = std::make_unique<Handler>(std::move(c), &shards, &shard_mu, &stats);
+        Handler* raw = h.get();
+        std::lock_guard<std::mutex> lock(threads_mu);
+        handlers.push_back(std::move(h));
+        threads.emplace_back([raw] { raw->run(); });
+      }
+    });
+
+    if (setup["worker"].get<bool>()) {
+      for (const json& peer : setup["roster"]) {
+        const int id = peer["id"];
+        if (id == me) continue;
+        Conn c;
+        c.node = id;
+        c.fd = connect_tcp(peer["address"].get<std::string>(), peer["port"].get<std::uint16_t>(), timeout_s);
+        tune_socket(c.fd.get(), timeout_s);
+        conns.push_back(std::move(c));
+      }
+    }
+    send_json(ctrl_fd, {{"type", "ready"}});
+
+    for (;;) {
+      const json cmd = recv_json(ctrl_fd);
+      const std::string type = cmd.value("type", "");
+      if (type == "run") {
+        Worker w(me, &conns, setup);
+        send_json(ctrl_fd, {{"type", "samples"}, {"samples", w.run()}});
+      } else if (type == "quit") {
+        break;
+      } else {
+        throw std::runtime_error("unknown control message '" + type + "'");
+      }
+    }
+    for (auto& c : conns) {
+      try {
+        send_header(c.fd.get(), Header{Op::bye, 0, 0});
+      } catch (const std::exception&) {
+      }
+      c.fd.reset();
+    }
+    {
+      std::lock_guard<std::mutex> lock(stats.mu);
+      send_json(ctrl_fd, {{"type", "stats"}, {"apply_bytes", stats.bytes}, {"apply_s", stats.seconds},
+                          {"applies", stats.count}});
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "possim exchange node: %s\n", e.what());
+    status = 1;
+  }
+  conns.clear();
+  if (listener) ::shutdown(listener.get(), SHUT_RDWR);
+  if (acceptor.joinable()) acceptor.join();
+  listener.reset();
+  std::vector<std::thread> to_join;
+  {
+    std::lock_guard<std::mutex> lock(threads_mu);
+    to_join.swap(threads);
+  }
+  for (auto& t : to_join) t.join();
+  return status;
+}
+
+}  // namespace possim::calibrate::exchange

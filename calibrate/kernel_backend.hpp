@@ -1,0 +1,92 @@
+// The interface every kernel-timing backend implements: time one layer's forward and
+// backward kernels at a batch, the sufficient-factor rebuild GEMM, and host<->device
+// copies. The CPU backend (Eigen) runs everywhere; the GPU backend (cuDNN/cuBLAS) exists
+// when CUDA and cuDNN were found at configure time.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/layer.hpp"
+
+namespace possim::calibrate {
+
+enum class Precision { fp32, tf32, bf16 };
+const char* to_string(Precision p);
+// Throws InputError naming --precision.
+Precision precision_from_string(const std::string& s);
+
+// Every kernel: `warmup` untimed runs, then `repeats` timed runs; the median counts.
+struct TimingPolicy {
+  int warmup = 1;
+  int repeats = 5;
+};
+
+// One timed kernel (or a fixed group of kernels launched together).
+struct KernelTime {
+  std::string kernel;     // e.g. "forward", "backward_data", "backward_filter", "backward_bias"
+  double median_s = 0;
+  double min_s = 0;
+  double max_s = 0;
+  int repeats = 0;
+  std::string algorithm;  // what ran: cuDNN algorithm, "im2col+gemm", ...
+  double flops = 0;       // work of one run, when the kernel is a GEMM-like product (else 0)
+};
+
+// All kernels of one layer at one batch. forward_s/backward_s are sums of medians.
+struct LayerMeasurement {
+  std::string layer;
+  LayerKind kind = LayerKind::conv;
+  std::vector<KernelTime> forward;
+  std::vector<KernelTime> backward;
+  double forward_s() const;
+  double backward_s() const;
+};
+
+// One point of a copy-bandwidth curve.
+struct CopyPoint {
+  std::string direction;  // "h2d" or "d2h"
+  bool pinned = true;
+  double bytes = 0;
+  double median_s = 0;
+  double bytes_per_s() const { return median_s > 0 ? bytes / median_s : 0; }
+};
+
+class KernelBackend {
+ public:
+  virtual ~KernelBackend() = default;
+  virtual std::string name() const = 0;    // "cpu" or "gpu"
+  virtual std::string device() const = 0;  // the device's name
+  // Library versions, threads, precision, timer: how the numbers were measured.
+  virtual nlohmann::json describe() const = 0;
+  // needs_input_grad: false for the first layer with parameters (no data gradient).
+  virtual LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
+                                      const TimingPolicy& p) = 0;
+  // The SF rebuild: grad W (m x n) = U (m x k) * V^T (k x n), one GEMM.
+  virtual KernelTime time_rebuild(std::int64_t m, std::int64_t n, std::int64_t k,
+                                  const TimingPolicy& p) = 0;
+  // Host<->device copies of each size, pinned and pageable, both directions.
+  virtual std::vector<CopyPoint> time_copies(const std::vector<double>& sizes_bytes,
+                                             const TimingPolicy& p) = 0;
+  // True when time_copies measures a real bus (PCIe); false for host memcpy stand-ins.
+  virtual bool copies_cross_a_bus() const = 0;
+};
+
+// A backend that cannot run here (not built, or no device). what() is one clear line.
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "cpu" or "gpu"; threads applies to the CPU backend (at most 2 are used by default).
+// Throws BackendUnavailable, or InputError for an unknown name.
+std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision precision,
+                                            int threads);
+// Whether the GPU backend was compiled in (CUDA + cuDNN found at configure time).
+bool gpu_backend_built();
+
+}  // namespace possim::calibrate

@@ -1,0 +1,71 @@
+// `possim calibrate kernels`: run a backend over every layer of a network at one batch, the
+// SF rebuild of each FC layer and a copy-bandwidth curve; turn the timings into a profile
+// (measured per-layer seconds, achieved FLOP rates) and a sidecar saying how each number
+// was measured.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate/kernel_backend.hpp"
+#include "calibrate/line_fit.hpp"
+#include "model/network.hpp"
+#include "model/profile.hpp"
+
+namespace possim::calibrate {
+
+struct KernelRunOptions {
+  TimingPolicy timing;
+  int max_layers = 0;     // time only the first N layers (0: all); the rest are estimated
+  int rebuild_peers = 1;  // SF rebuild inner dimension: batch x peers
+  std::vector<double> copy_sizes_bytes = default_copy_sizes();
+  std::function<void(const std::string&)> progress;  // one line per step, for stderr
+
+  static std::vector<double> default_copy_sizes();  // 4 KiB .. 64 MiB, x4 steps
+};
+
+struct RebuildTiming {
+  std::string layer;
+  std::int64_t m = 0, n = 0, k = 0;
+  KernelTime time;
+};
+
+struct KernelCalibration {
+  std::string model;
+  int batch = 0;
+  std::string backend;
+  std::string device;
+  nlohmann::json backend_info;
+  TimingPolicy timing;
+  std::vector<LayerMeasurement> layers;       // the layers that were timed
+  std::vector<std::string> estimated_layers;  // layers left out by max_layers
+  MeasuredModel measured;                     // every layer of the network
+  std::vector<RebuildTiming> rebuild;
+  double rebuild_flops_per_s = 0;             // FLOP-weighted over the FC layers; 0 if none
+  std::map<LayerKind, double> kind_flops_per_s;  // achieved rate per kind (timed layers)
+  std::vector<CopyPoint> copies;
+  bool copies_cross_a_bus = false;
+  LineFit copy_fit;                           // pinned copies, both directions
+  bool copy_fit_ok = false;
+  double wall_s = 0;
+};
+
+// Throws InputError for a layer the backend cannot time (bad geometry) and
+// std::runtime_error for backend failures.
+KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,
+                                    const KernelRunOptions& opt);
+
+// `base` with the measured numbers put in: measured block, device, peak and kind
+// efficiencies from achieved rates, rebuild rate, and (GPU backend) PCIe rate and latency.
+// Every other field keeps the base's value, and "sources" says which is which.
+Profile calibrated_profile(const Profile& base, const KernelCalibration& cal, const std::string& name,
+                           bool keep_base_throughput = false);
+
+// Everything the profile format has no field for: per-kernel medians, min/max,
+// algorithms, library versions, the copy curve and its fit.
+nlohmann::json kernel_sidecar(const KernelCalibration& cal, const Profile& base);
+
+}  // namespace possim::calibrate

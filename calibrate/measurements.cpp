@@ -1,0 +1,236 @@
+#include "calibrate/measurements.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/error.hpp"
+#include "model/layer_json.hpp"
+#include "model/strategy.hpp"
+
+namespace possim::calibrate {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_gbps", "iteration_s"};
+const std::vector<std::string> kOptional = {"batch", "gpus_per_node"};
+
+std::string known_list() {
+  std::string s;
+  for (const auto& k : kRequired) s += (s.empty() ? "" : ", ") + k;
+  for (const auto& k : kOptional) s += ", " + k + " (optional)";
+  return s;
+}
+
+bool known(const std::string& k) {
+  for (const auto& v : kRequired)
+    if (v == k) return true;
+  for (const auto& v : kOptional)
+    if (v == k) return true;
+  return false;
+}
+
+std::string strategies() {
+  std::string s;
+  for (const auto& n : strategy_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+// Field checks shared by CSV (text values) and JSON (typed values, converted to text).
+struct Checker {
+  std::string where;  // "FILE:LINE" or "FILE"
+  std::string prefix; // "" for CSV, "points[3]." for JSON
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem, const std::string& expected) const {
+    throw InputError(where, prefix + field, problem, expected);
+  }
+  double number(const std::string& field, const std::string& text, bool positive) const {
+    if (text.empty()) fail(field, "is empty", "a number");
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      fail(field, "'" + text + "' is not a number", "a number");
+    }
+    if (used != text.size()) fail(field, "'" + text + "' is not a number", "a number");
+    if (!std::isfinite(v)) fail(field, "'" + text + "' is not finite", "a finite number");
+    if (positive && v <= 0) fail(field, "'" + text + "' is not positive", "a number > 0");
+    return v;
+  }
+  int integer(const std::string& field, const std::string& text) const {
+    const double v = number(field, text, false);
+    if (v != std::floor(v) || v < 1 || v > 1e6) fail(field, "'" + text + "' is not a whole number >= 1", "an integer >= 1");
+    return int(v);
+  }
+};
+
+void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, const Checker& c,
+          const std::string& base_dir, MeasurementSet& set) {
+  for (const auto& k : kRequired)
+    if (!f.count(k)) c.fail(k, "missing", "every point to give " + known_list());
+  p.model = f.at("model");
+  if (p.model.empty()) c.fail("model", "is empty", "a zoo model name or a layer JSON path");
+  if (!set.networks.count(p.model)) {
+    try {
+      set.networks.emplace(p.model, load_network(p.model, base_dir));
+    } catch (const InputError& e) {
+      c.fail("model", std::string("cannot load '") + p.model + "': " + e.what(), "a zoo model name or a layer JSON path");
+    } catch (const std::exception& e) {
+      c.fail("model", "unknown model '" + p.model + "'", "a zoo model name or a layer JSON path");
+    }
+  }
+  p.strategy = f.at("strategy");
+  if (!is_strategy(p.strategy)) c.fail("strategy", "unknown strategy '" + p.strategy + "'", "one of " + strategies());
+  p.nodes = c.integer("nodes", f.at("nodes"));
+  p.nic_gbps = c.number("nic_gbps", f.at("nic_gbps"), true);
+  p.iteration_s = c.number("iteration_s", f.at("iteration_s"), true);
+  if (auto it = f.find("batch"); it != f.end() && !it->second.empty()) p.batch = c.integer("batch", it->second);
+  if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
+    p.gpus_per_node = c.integer("gpus_per_node", it->second);
+  if (p.strategy == "single" && p.nodes != 1)
+    c.fail("nodes", "strategy single runs on one node, not " + std::to_string(p.nodes), "1 with strategy single");
+}
+
+MeasurementSet parse_csv(const std::string& text, const std::string& where, const std::string& base_dir,
+                         int default_batch) {
+  MeasurementSet set;
+  set.path = where;
+  std::istringstream in(text);
+  std::string line;
+  std::vector<std::string> header;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(t);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(trim(cell));
+    if (!t.empty() && t.back() == ',') cells.push_back("");
+    const Checker c{where + ":" + std::to_string(lineno), ""};
+    if (header.empty()) {
+      header = cells;
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        if (!known(header[i]))
+          c.fail("header", "unknown column '" + header[i] + "'", "columns " + known_list());
+        for (std::size_t j = 0; j < i; ++j)
+          if (header[j] == header[i]) c.fail("header", "column '" + header[i] + "' appears twice", "each column once");
+      }
+      for (const auto& k : kRequired)
+        if (std::find(header.begin(), header.end(), k) == header.end())
+          c.fail("header", "missing column '" + k + "'", "columns " + known_list());
+      continue;
+    }
+    if (cells.size() != header.size())
+      c.fail("", std::to_string(cells.size()) + " values for " + std::to_string(header.size()) + " columns",
+             "one value per header column");
+    std::map<std::string, std::string> f;
+    for (std::size_t i = 0; i < header.size(); ++i) f[header[i]] = cells[i];
+    MeasurementPoint p;
+    p.batch = default_batch;
+    p.where = c.where;
+    fill(p, f, c, base_dir, set);
+    set.points.push_back(p);
+  }
+  if (header.empty()) throw InputError(where, "", "no header row", "a CSV header: " + known_list());
+  if (set.points.empty()) throw InputError(where, "", "no measurement rows", "at least one point");
+  return set;
+}
+
+MeasurementSet parse_json(const std::string& text, const std::string& where, const std::string& base_dir,
+                          int default_batch) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto cut = what.find("] ");
+    if (cut != std::string::npos) what = what.substr(cut + 2);
+    throw InputError(where, "", "malformed JSON: " + what, "{\"points\": [{model, strategy, nodes, nic_gbps, iteration_s}, ...]}");
+  }
+  const json* pts = &j;
+  if (j.is_object()) {
+    for (const auto& item : j.items())
+      if (item.key() != "points" && item.key() != "description")
+        throw InputError(where, item.key(), "unknown field", "points (and an optional description)");
+    if (!j.contains("points")) throw InputError(where, "points", "missing", "a list of measured points");
+    pts = &j["points"];
+  }
+  if (!pts->is_array()) throw InputError(where, "points", "is not a list", "a list of measured points");
+  MeasurementSet set;
+  set.path = where;
+  for (std::size_t i = 0; i < pts->size(); ++i) {
+    const json& e = (*pts)[i];
+    const Checker c{where, "points[" + std::to_string(i) + "]."};
+    if (!e.is_object()) c.fail("", "is not an object", "{model, strategy, nodes, nic_gbps, iteration_s}");
+    std::map<std::string, std::string> f;
+    for (const auto& item : e.items()) {
+      if (!known(item.key())) c.fail(item.key(), "unknown field", "fields " + known_list());
+      const json& v = item.value();
+      if (item.key() == "model" || item.key() == "strategy") {
+        if (!v.is_string()) c.fail(item.key(), v.dump() + " is not a string", "a string");
+        f[item.key()] = v.get<std::string>();
+      } else {
+        if (!v.is_number()) c.fail(item.key(), v.dump() + " is not a number", "a number");
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", v.get<double>());
+        f[item.key()] = buf;
+      }
+    }
+    MeasurementPoint p;
+    p.batch = default_batch;
+    p.where = where + ": points[" + std::to_string(i) + "]";
+    fill(p, f, c, base_dir, set);
+    set.points.push_back(p);
+  }
+  if (set.points.empty()) throw InputError(where, "points", "is empty", "at least one point");
+  return set;
+}
+
+}  // namespace
+
+MeasurementSet parse_measurements(const std::string& text, const std::string& where, const std::string& base_dir,
+                                  int default_batch) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '['))
+    return parse_json(text, where, base_dir, default_batch);
+  return parse_csv(text, where, base_dir, default_batch);
+}
+
+MeasurementSet load_measurements(const std::string& path, int default_batch) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "cannot read the measurements file", "an existing CSV or JSON file");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return parse_measurements(text.str(), path, dir.empty() ? "." : dir, default_batch);
+}
+
+std::string measurements_csv(const std::vector<MeasurementPoint>& points) {
+  std::string s = "model,strategy,nodes,nic_gbps,iteration_s,batch,gpus_per_node\n";
+  char buf[256];
+  for (const auto& p : points) {
+    std::snprintf(buf, sizeof buf, "%s,%s,%d,%.17g,%.17g,%d,%d\n", p.model.c_str(), p.strategy.c_str(), p.nodes,
+                  p.nic_gbps, p.iteration_s, p.batch, p.gpus_per_node);
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace possim::calibrate

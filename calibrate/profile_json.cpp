@@ -1,0 +1,63 @@
+#include "calibrate/profile_json.hpp"
+
+#include <filesystem>
+
+#include "model/result_io.hpp"
+
+namespace possim::calibrate {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+ojson profile_to_json(const Profile& p) {
+  ojson eff = ojson::object();
+  for (const auto& [k, v] : p.kind_efficiency) eff[to_string(k)] = v;
+  ojson tp = ojson::array();
+  for (const auto& t : p.throughput)
+    tp.push_back(ojson{{"model", t.model}, {"batch", t.batch}, {"images_per_s", t.images_per_s}, {"source", t.source}});
+  ojson measured = ojson::array();
+  for (const auto& m : p.measured) {
+    ojson layers = ojson::array();
+    for (const auto& l : m.layers)
+      layers.push_back(ojson{{"layer", l.layer}, {"forward_s", l.forward_s}, {"backward_s", l.backward_s}});
+    measured.push_back(ojson{{"model", m.model}, {"batch", m.batch}, {"source", m.source}, {"layers", layers}});
+  }
+  ojson sources = ojson::object();
+  for (const auto& [k, v] : p.sources) sources[k] = v;
+  return ojson{{"format", "possim-profile-1"},
+              {"name", p.name},
+              {"device", p.device},
+              {"peak_flops_per_s", p.peak_flops_per_s},
+              {"kind_efficiency", eff},
+              {"throughput", tp},
+              {"measured", measured},
+              {"pcie_bytes_per_s", p.pcie_bytes_per_s},
+              {"pcie_latency_s", p.pcie_latency_s},
+              {"d2d_bytes_per_s", p.d2d_bytes_per_s},
+              {"tcp_goodput", p.tcp_goodput},
+              {"per_message_s", p.per_message_s},
+              {"server_apply_bytes_per_s", p.server_apply_bytes_per_s},
+              {"rebuild_flops_per_s", p.rebuild_flops_per_s},
+              {"quantize_bytes_per_s", p.quantize_bytes_per_s},
+              {"per_iteration_s", p.per_iteration_s},
+              {"sources", sources}};
+}
+
+std::string sidecar_path(const std::string& profile_path) {
+  const std::string ext = ".json";
+  if (profile_path.size() > ext.size() &&
+      profile_path.compare(profile_path.size() - ext.size(), ext.size(), ext) == 0)
+    return profile_path.substr(0, profile_path.size() - ext.size()) + ".calibration.json";
+  return profile_path + ".calibration.json";
+}
+
+void write_profile_with_sidecar(const Profile& p, json sidecar, const std::string& path) {
+  const std::string text = profile_to_json(p).dump(2) + "\n";
+  parse_profile(text, path);  // throws InputError if possim would not load it
+  sidecar["format"] = "possim-calibration-1";
+  sidecar["profile"] = std::filesystem::path(path).filename().string();
+  write_file_atomic(sidecar_path(path), sidecar.dump(2) + "\n");
+  write_file_atomic(path, text);
+}
+
+}  // namespace possim::calibrate
