@@ -230,9 +230,16 @@ int cmd_exchange(const std::vector<std::string>& args) {
       t.add({pf.path, std::to_string(pf.fit.points), si(pf.fit.rate(), "B/s"), si(pf.fit.rate_se(), "B/s"),
              fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
     t.print(std::cout);
-    if (r.line_rate_bytes_per_s > 0)
-      std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s") << ": fitted/line = " << fixed(r.tcp_goodput, 4)
-                << " (" << (r.tcp_goodput >= 0.95 && r.tcp_goodput <= 1.05 ? "within" : "outside") << " 5%)\n";
+    if (r.line_rate_bytes_per_s > 0) {
+      std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s") << ": TCP payload / line = tcp_goodput "
+                << fixed(r.tcp_goodput, 4) << "\n";
+      if (r.wire_bytes_per_s > 0) {
+        const double ratio = r.wire_bytes_per_s / r.line_rate_bytes_per_s;
+        std::cout << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes << "): "
+                  << si(r.wire_bytes_per_s, "B/s") << " = " << fixed(ratio, 4) << " of the shaped rate ("
+                  << (std::abs(ratio - 1) <= 0.05 ? "within" : "OUTSIDE") << " 5%)\n";
+      }
+    }
     std::cout << "per message " << g4(r.per_message_s * 1e6) << " +/- " << g4(r.per_message_se_s * 1e6)
               << " us; server apply " << si(r.server_apply_bytes_per_s, "B/s") << "\n"
               << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(r.wall_s) << " s)\n";

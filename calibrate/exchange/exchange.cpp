@@ -48,7 +48,8 @@ void check_options(const ExchangeOptions& opt) {
 }
 
 // Drive the nodes behind `controls` (index = node id) through one exchange.
-json coordinate(std::vector<Fd>& controls, const ExchangeOptions& opt, json& roster, std::vector<json>& stats) {
+json coordinate(std::vector<Fd>& controls, const ExchangeOptions& opt, json& roster, std::vector<json>& stats,
+               int& mss) {
   const int n = int(controls.size());
   for (auto& c : controls) set_timeouts(c.get(), opt.timeout_s);
   roster = json::array();
@@ -81,6 +82,10 @@ json coordinate(std::vector<Fd>& controls, const ExchangeOptions& opt, json& ros
     const json reply = recv_json(controls[std::size_t(w)].get());
     if (reply.value("type", "") != "samples") throw std::runtime_error("worker " + std::to_string(w) + " sent no samples");
     for (const json& s : reply["samples"]) samples.push_back(s);
+    if (reply.contains("mss_bytes")) {
+      const int m = reply["mss_bytes"];
+      mss = mss == 0 ? m : std::min(mss, m);
+    }
     if (opt.progress) opt.progress("worker " + std::to_string(w) + ": " + std::to_string(reply["samples"].size()) + " messages timed");
   }
   for (int i = 0; i < n; ++i) send_json(controls[std::size_t(i)].get(), {{"type", "quit"}});
@@ -164,14 +169,17 @@ pid_t spawn_node(std::vector<Fd>& controls, const std::string& address, double t
 }
 
 ExchangeResult finish(const ExchangeOptions& opt, const std::string& mode, json samples, json roster,
-                      const std::vector<json>& stats, Clock::time_point t0, json topology) {
+                      const std::vector<json>& stats, Clock::time_point t0, json topology, int mss) {
   ExchangeResult r;
   r.mode = mode;
+  r.mss_bytes = mss;
+  r.mtu = opt.netns ? opt.mtu : 0;
   r.samples = std::move(samples);
   topology["roster"] = std::move(roster);
   r.topology = std::move(topology);
   r.line_rate_bytes_per_s = (opt.netns ? opt.rate_gbit : opt.line_rate_gbit) * 1e9 / 8;
   fit_samples(r, json(stats));
+  if (r.mss_bytes > 0 && r.mtu > 0) r.wire_bytes_per_s = r.network_bytes_per_s * (r.mtu + 14.0) / r.mss_bytes;
   r.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
@@ -259,6 +267,7 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
   std::vector<pid_t> pids;
   json samples, roster;
   std::vector<json> stats;
+  int mss = 0;
   try {
     for (int i = 0; i < opt.nodes(); ++i) {
       const std::string addr = cluster ? cluster->node_address(i) : "127.0.0.1";
@@ -267,7 +276,7 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
         if (c) c->enter(i);
       }));
     }
-    samples = coordinate(controls, opt, roster, stats);
+    samples = coordinate(controls, opt, roster, stats, mss);
   } catch (...) {
     controls.clear();
     kill_all(pids);
@@ -276,7 +285,7 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
   controls.clear();
   const std::string failure = reap(pids, opt.timeout_s);
   if (!failure.empty()) throw std::runtime_error("exchange: " + failure);
-  return finish(opt, opt.netns ? "netns" : "loopback", std::move(samples), std::move(roster), stats, t0, topology);
+  return finish(opt, opt.netns ? "netns" : "loopback", std::move(samples), std::move(roster), stats, t0, topology, mss);
 }
 
 ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& host, int port, int rank, int size) {
@@ -302,6 +311,7 @@ ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& 
   std::vector<pid_t> pids;
   json samples, roster;
   std::vector<json> stats;
+  int mss = 0;
   try {
     pids.push_back(spawn_node(controls, host, opt.timeout_s, {}));  // rank 0's own node
     std::vector<Fd> others(std::size_t(size - 1));
@@ -315,7 +325,7 @@ ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& 
       others[std::size_t(r - 1)] = std::move(c);
     }
     for (auto& c : others) controls.push_back(std::move(c));
-    samples = coordinate(controls, opt, roster, stats);
+    samples = coordinate(controls, opt, roster, stats, mss);
   } catch (...) {
     controls.clear();
     kill_all(pids);
@@ -326,7 +336,7 @@ ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& 
   if (!failure.empty()) throw std::runtime_error("exchange: " + failure);
   json topology = {{"nodes", opt.nodes()}, {"workers", opt.workers}, {"shards", opt.shards},
                    {"dedicated_servers", opt.dedicated_servers}, {"coordinator", host + ":" + std::to_string(port)}};
-  return finish(opt, "mpi", std::move(samples), std::move(roster), stats, t0, topology);
+  return finish(opt, "mpi", std::move(samples), std::move(roster), stats, t0, topology, mss);
 }
 
 Profile exchange_profile(const Profile& base, const ExchangeResult& r, const std::string& name) {
@@ -370,6 +380,9 @@ json exchange_sidecar(const ExchangeResult& r, const ExchangeOptions& opt, const
           {"network_bytes_per_s", r.network_bytes_per_s},
           {"line_rate_bytes_per_s", r.line_rate_bytes_per_s},
           {"tcp_goodput", r.tcp_goodput},
+          {"mss_bytes", r.mss_bytes},
+          {"mtu", r.mtu},
+          {"wire_bytes_per_s", r.wire_bytes_per_s},
           {"per_message_s", r.per_message_s},
           {"per_message_se_s", r.per_message_se_s},
           {"server_apply_bytes_per_s", r.server_apply_bytes_per_s},

@@ -28,7 +28,7 @@ struct ExchangeOptions {
   int repeats = 3;
   int warmup = 1;
   int burst_count = 100;
-  double burst_bytes = 1024;
+  double burst_bytes = 64;  // small: the burst measures software cost, not wire time
   double timeout_s = 60;  // any single step; the whole run is bounded by a few of these
 
   // Namespace mode (local only): shape every node's link to rate_gbit with tc.
@@ -60,6 +60,11 @@ struct ExchangeResult {
   double server_apply_bytes_per_s = 0;
   double line_rate_bytes_per_s = 0;  // 0: unknown
   double tcp_goodput = 0;            // network / line rate; 0 when the line rate is unknown
+  int mss_bytes = 0;                 // TCP payload per segment (smallest seen; 0: unknown)
+  int mtu = 0;                       // link MTU when known (netns), else 0
+  // Bytes on the wire per second (payload x (MTU + 14-byte Ethernet header) / MSS): what
+  // tc shapes; 0 unless MTU and MSS are known.
+  double wire_bytes_per_s = 0;
   nlohmann::json topology;           // nodes, addresses, tc commands
   double wall_s = 0;
 };

@@ -1,10 +1,14 @@
 #include "calibrate/exchange/node.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -25,17 +29,99 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-struct ApplyStats {
-  std::mutex mu;
-  double bytes = 0, seconds = 0;
-  long count = 0;
+// The shard's update thread: pushed KV-pair payloads are applied here (p -= lr * g), off
+// the connection threads, so a pull that follows a push is not held up by the update.
+class Applier {
+ public:
+  explicit Applier(const std::vector<int>& hosted) {
+    for (int s : hosted) params_[s];
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~Applier() { stop(); }
+
+  bool hosts(int shard) const { return params_.count(shard) > 0; }
+
+  std::vector<char> take_buffer(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<char> b;
+    if (!pool_.empty()) {
+      b = std::move(pool_.back());
+      pool_.pop_back();
+    }
+    if (b.size() < bytes) b.resize(bytes);
+    return b;
+  }
+
+  void submit(int shard, std::vector<char> buf, std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(Job{shard, std::move(buf), bytes});
+    }
+    cv_.notify_one();
+  }
+
+  // Drain the queue and stop the thread.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  json stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {{"apply_bytes", bytes_}, {"apply_s", seconds_}, {"applies", count_}};
+  }
+
+ private:
+  struct Job {
+    int shard;
+    std::vector<char> buf;
+    std::size_t bytes;
+  };
+
+  void loop() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      std::vector<float>& p = params_.at(job.shard);
+      const std::size_t n = job.bytes / sizeof(float);
+      const auto t0 = Clock::now();
+      if (p.size() < n) p.resize(n, 0.0f);
+      const float* g = reinterpret_cast<const float*>(job.buf.data());
+      for (std::size_t i = 0; i < n; ++i) p[i] -= 0.01f * g[i];
+      const double s = since(t0);
+      std::lock_guard<std::mutex> lock(mu_);
+      bytes_ += double(n * sizeof(float));
+      seconds_ += s;
+      ++count_;
+      pool_.push_back(std::move(job.buf));
+    }
+  }
+
+  std::map<int, std::vector<float>> params_;  // touched by the update thread only
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  std::vector<std::vector<char>> pool_;
+  bool stopping_ = false;
+  double bytes_ = 0, seconds_ = 0;
+  long count_ = 0;
+  std::thread thread_;
 };
 
 // The serving side of one data connection.
 class Handler {
  public:
-  Handler(Fd fd, std::map<int, std::vector<float>>* shards, std::mutex* shard_mu, ApplyStats* stats)
-      : fd_(std::move(fd)), shards_(shards), shard_mu_(shard_mu), stats_(stats) {}
+  Handler(Fd fd, Applier* applier) : fd_(std::move(fd)), applier_(applier) {}
 
   void run() {
     try {
@@ -43,9 +129,16 @@ class Handler {
         const Header h = recv_header(fd_.get());
         switch (h.op) {
           case Op::push: {
-            receive(h.bytes);
-            apply(int(h.aux), h.bytes);
-            send_header(fd_.get(), Header{Op::ack, h.aux, 0});
+            // Ack on receipt; the update runs on the shard's update thread.
+            if (applier_->hosts(int(h.aux))) {
+              std::vector<char> b = applier_->take_buffer(std::size_t(h.bytes));
+              recv_all(fd_.get(), b.data(), std::size_t(h.bytes));
+              send_header(fd_.get(), Header{Op::ack, h.aux, 0});
+              applier_->submit(int(h.aux), std::move(b), std::size_t(h.bytes));
+            } else {
+              receive(h.bytes);
+              send_header(fd_.get(), Header{Op::ack, h.aux, 0});
+            }
             break;
           }
           case Op::sf:
@@ -81,36 +174,9 @@ class Handler {
     recv_all(fd_.get(), buf_.data(), std::size_t(bytes));
   }
 
-  // SGD step of a KV-pair payload into the hosted shard's parameters: p -= lr * g.
-  void apply(int shard, std::uint64_t bytes) {
-    std::vector<float>* params = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(*shard_mu_);
-      auto it = shards_->find(shard);
-      if (it == shards_->end()) return;  // not hosted here: acked without applying
-      params = &it->second;
-    }
-    const std::size_t n = std::size_t(bytes / sizeof(float));
-    const auto t0 = Clock::now();
-    {
-      std::lock_guard<std::mutex> lock(*shard_mu_);  // one update at a time per node, as a server thread
-      if (params->size() < n) params->resize(n, 0.0f);
-      const float* g = reinterpret_cast<const float*>(buf_.data());
-      float* p = params->data();
-      for (std::size_t i = 0; i < n; ++i) p[i] -= 0.01f * g[i];
-    }
-    const double s = since(t0);
-    std::lock_guard<std::mutex> lock(stats_->mu);
-    stats_->bytes += double(n * sizeof(float));
-    stats_->seconds += s;
-    ++stats_->count;
-  }
-
   Fd fd_;
   std::vector<char> buf_;
-  std::map<int, std::vector<float>>* shards_;
-  std::mutex* shard_mu_;
-  ApplyStats* stats_;
+  Applier* applier_;
 };
 
 struct Conn {
@@ -220,9 +286,7 @@ class Worker {
 }  // namespace
 
 int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
-  std::map<int, std::vector<float>> shards;
-  std::mutex shard_mu;
-  ApplyStats stats;
+  std::unique_ptr<Applier> applier;
   std::vector<std::unique_ptr<Handler>> handlers;
   std::vector<std::thread> threads;
   std::mutex threads_mu;
@@ -238,10 +302,11 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
     const json setup = recv_json(ctrl_fd);
     if (setup.value("type", "") != "setup") throw std::runtime_error("expected setup from the coordinator");
     const int me = setup["id"];
-    for (int s : setup["hosted_shards"]) shards[s] = {};
+    applier = std::make_unique<Applier>(setup["hosted_shards"].get<std::vector<int>>());
+    Applier* app = applier.get();
 
     const int lfd = listener.get();
-    acceptor = std::thread([&, lfd] {
+    acceptor = std::thread([&, lfd, app] {
       for (;;) {
         Fd c;
         try {
@@ -250,7 +315,7 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
           return;  // listener shut down
         }
         tune_socket(c.get(), timeout_s);
-        auto h = std::make_unique<Handler>(std::move(c), &shards, &shard_mu, &stats);
+        auto h = std::make_unique<Handler>(std::move(c), app);
         Handler* raw = h.get();
         std::lock_guard<std::mutex> lock(threads_mu);
         handlers.push_back(std::move(h));
@@ -276,7 +341,12 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
       const std::string type = cmd.value("type", "");
       if (type == "run") {
         Worker w(me, &conns, setup);
-        send_json(ctrl_fd, {{"type", "samples"}, {"samples", w.run()}});
+        json reply = {{"type", "samples"}, {"samples", w.run()}};
+        int mss = 0;
+        socklen_t len = sizeof mss;
+        if (!conns.empty() && ::getsockopt(conns.front().fd.get(), IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0)
+          reply["mss_bytes"] = mss;  // payload bytes per TCP segment on this path
+        send_json(ctrl_fd, reply);
       } else if (type == "quit") {
         break;
       } else {
@@ -290,11 +360,10 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
       }
       c.fd.reset();
     }
-    {
-      std::lock_guard<std::mutex> lock(stats.mu);
-      send_json(ctrl_fd, {{"type", "stats"}, {"apply_bytes", stats.bytes}, {"apply_s", stats.seconds},
-                          {"applies", stats.count}});
-    }
+    applier->stop();  // every push was acked; drain the updates before reporting them
+    json st = applier->stats();
+    st["type"] = "stats";
+    send_json(ctrl_fd, st);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "possim exchange node: %s\n", e.what());
     status = 1;
@@ -309,6 +378,7 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
     to_join.swap(threads);
   }
   for (auto& t : to_join) t.join();
+  applier.reset();
   return status;
 }
 
