@@ -70,22 +70,19 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       }
       const double worker_side = total - min_local;
       // Server side: every worker not on that node sends its slice.
-      double server_side = 0, server_pairs = 0, off_host_total = 0;
+      double server_side = 0, off_host_total = 0;
       for (const NodeShare& n : p) {
         const bool has_worker = colocated && n.node < workers;
         const double senders = workers - (has_worker ? 1 : 0);
         off_host_total += n.bytes * senders;
-        if (n.bytes * senders > server_side) {
-          server_side = n.bytes * senders;
-          server_pairs = n.pairs * senders;
-        }
+        server_side = std::max(server_side, n.bytes * senders);
       }
       const bool push = t.pattern == FlowPattern::to_shards;
       load.tx_role = push ? Role::worker : Role::server;
       load.rx_role = push ? Role::server : Role::worker;
       load.tx_bytes_max = push ? worker_side : server_side;
       load.rx_bytes_max = push ? server_side : worker_side;
-      load.messages_max = std::max(total_pairs - min_local_pairs, server_pairs);
+      load.messages_max = total_pairs - min_local_pairs;
       load.total_bytes = off_host_total;
       // Means over the nodes of each role: colocated shards share the workers' nodes.
       const double worker_nodes = workers;

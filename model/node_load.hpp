@@ -11,7 +11,9 @@ enum class Role { worker, server };
 struct NodeLoad {
   Role tx_role = Role::worker, rx_role = Role::worker;
   double tx_bytes_max = 0, rx_bytes_max = 0;   // busiest sender / receiver, one instance
-  double messages_max = 0;                     // at the busiest endpoint
+  // Messages the busiest worker sends or receives in this task: per-message software
+  // cost is charged to workers; a shard's handling is part of its apply rate.
+  double messages_max = 0;
   double tx_bytes_mean = 0, rx_bytes_mean = 0; // per node of the sending / receiving role
   double total_bytes = 0;                      // all instances together, off-host only
   int sequential_steps = 1;                    // latencies paid in series (ring: 2(P-1))

@@ -1,6 +1,8 @@
 #include "sim/executor.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -58,6 +60,7 @@ Executor::Executor(const SyncPlan& plan, const Network& net, const RunOptions& o
   flows_left_.assign(pending_.size(), 0);
   started_.assign(pending_.size(), 0);
   finished_.assign(pending_.size(), 0);
+  done_.assign(pending_.size(), 0);
   node_sent_.assign(std::size_t(plan.cluster.total_nodes()), 0);
   node_received_.assign(node_sent_.size(), 0);
   count_pending();
@@ -117,11 +120,15 @@ void Executor::start() {
   for (int w = 0; w < plan_.workers; ++w)
     sg4::Actor::create("gpu-" + std::to_string(w), platform_.gpu[std::size_t(w)], [this, w] { run_gpu(w); });
   // Launch what needs nothing, from an actor (activities start only from actors).
-  sg4::Actor::create("start", platform_.node[0], [this] {
-    for (int t = 0; t < k_; ++t)
-      for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i)
-        for (int who = 0; who < instances_of(i); ++who)
-          if (pending_[index(t, i, who)] == 0) launch(Instance{t, i, who});
+  // The ready set is taken before any launch: a launch can yield to other actors, which
+  // may bring more instances to zero pending and launch those themselves.
+  std::vector<Instance> ready;
+  for (int t = 0; t < k_; ++t)
+    for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i)
+      for (int who = 0; who < instances_of(i); ++who)
+        if (pending_[index(t, i, who)] == 0) ready.push_back(Instance{t, i, who});
+  sg4::Actor::create("start", platform_.node[0], [this, ready] {
+    for (const Instance& in : ready) launch(in);
   });
 }
 
@@ -246,39 +253,45 @@ void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notif
   flows_left_[id] = int(remote.size()) + 1;  // +1 until the local flows are accounted
   for (const Flow& f : flows)
     if (f.src_node == f.dst_node && notify_shards) delivered(in, f.shard);
-  // Group by sending host (a flow must start on its sender), at most kCommsPerHelper each.
+  // The worker handles each of its messages first (per-message software cost), then the
+  // flows go out, grouped by sending host (a flow starts on its sender), at most
+  // kCommsPerHelper to a helper actor.
   std::stable_sort(remote.begin(), remote.end(),
                    [](const HostFlow& a, const HostFlow& b) { return a.src_node < b.src_node; });
-  const double t0 = sg4::Engine::get_clock();
-  for (std::size_t begin = 0; begin < remote.size();) {
-    std::size_t end = begin + 1;
-    while (end < remote.size() && remote[end].src == remote[begin].src && end - begin < kCommsPerHelper) ++end;
-    std::vector<HostFlow> group(remote.begin() + long(begin), remote.begin() + long(end));
-    begin = end;
-    sg4::Actor::create("flows", group.front().src, [this, in, group, notify_shards, id, t0] {
-      double messages = 0;
-      for (const HostFlow& f : group) messages += f.messages;
-      if (messages > 0 && plan_.rates.per_message_s > 0)
-        sg4::this_actor::sleep_for(messages * plan_.rates.per_message_s);
-      std::vector<sg4::CommPtr> comms;
-      std::vector<HostFlow> open = group;
-      for (const HostFlow& f : open) comms.push_back(f.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, f.bytes))));
-      while (!comms.empty()) {
-        const auto done = std::size_t(sg4::Comm::wait_any(comms));
-        const HostFlow f = open[done];
-        comms.erase(comms.begin() + long(done));
-        open.erase(open.begin() + long(done));
-        node_sent_[std::size_t(f.src_node)] += f.bytes;
-        node_received_[std::size_t(f.dst_node)] += f.bytes;
-        if (notify_shards) delivered(in, f.shard);
-        if (--flows_left_[id] == 0) {
-          record(in, "net", t0);
-          complete(in);
+  double messages = 0;
+  for (const HostFlow& f : remote) messages += f.messages;
+  const double overhead_s = messages * plan_.rates.per_message_s;
+  sg4::Actor::create("flows", platform_.node[std::size_t(plan_.worker_node(in.who))],
+                     [this, in, remote, notify_shards, id, overhead_s] {
+    const double t0 = sg4::Engine::get_clock();
+    if (overhead_s > 0) sg4::this_actor::sleep_for(overhead_s);
+    for (std::size_t begin = 0; begin < remote.size();) {
+      std::size_t end = begin + 1;
+      while (end < remote.size() && remote[end].src == remote[begin].src && end - begin < kCommsPerHelper) ++end;
+      std::vector<HostFlow> group(remote.begin() + long(begin), remote.begin() + long(end));
+      begin = end;
+      sg4::Actor::create("flow", group.front().src, [this, in, group, notify_shards, id, t0] {
+        std::vector<sg4::CommPtr> comms;
+        std::vector<HostFlow> open = group;
+        for (const HostFlow& f : open)
+          comms.push_back(f.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, f.bytes))));
+        while (!comms.empty()) {
+          const auto done = std::size_t(sg4::Comm::wait_any(comms));
+          const HostFlow f = open[done];
+          comms.erase(comms.begin() + long(done));
+          open.erase(open.begin() + long(done));
+          node_sent_[std::size_t(f.src_node)] += f.bytes;
+          node_received_[std::size_t(f.dst_node)] += f.bytes;
+          if (notify_shards) delivered(in, f.shard);
+          if (--flows_left_[id] == 0) {
+            record(in, "net", t0);
+            complete(in);
+          }
         }
-      }
-    });
-  }
-  if (--flows_left_[id] == 0) complete(in);
+      });
+    }
+    if (--flows_left_[id] == 0) complete(in);
+  });
 }
 
 void Executor::run_ring(const Instance& in) {
@@ -316,6 +329,12 @@ void Executor::delivered(const Instance& push, int shard) {
 
 void Executor::complete(const Instance& in) {
   const std::size_t id = index(in.t, in.task, in.who);
+  if (done_[id]) {
+    std::fprintf(stderr, "possim: simgrid engine: task %u (%s) of iteration %d, instance %d completed twice\n",
+                 in.task, to_string(plan_.tasks[in.task].kind), in.t, in.who);
+    std::abort();
+  }
+  done_[id] = 1;
   finished_[id] = sg4::Engine::get_clock();
   if (--remaining_ == 0)
     for (std::size_t i = 0; i < inbox_.size(); ++i) {

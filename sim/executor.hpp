@@ -69,6 +69,7 @@ class Executor {
   std::vector<int> pending_;
   std::vector<int> flows_left_;       // per instance: network flows still in flight
   std::vector<double> started_, finished_;
+  std::vector<char> done_;  // each instance completes exactly once
 
   std::vector<std::deque<Instance>> gpu_queue_;
   std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;

@@ -173,8 +173,9 @@ TEST_CASE("dedicated servers: push and pull use different NICs", "[analytic]") {
   const double nic = 10e9 / 8 * 0.9;
   const double compute = 32 * 6.0 * 1024 * 2048 / 1e12;
   const double copy = 10e-6 + bytes / 10e9;
-  // Each worker sends everything; each server receives half the tensor from 4 workers.
-  const double push = std::max(bytes, 4 * bytes / 2) / nic + 50e-6 + 8 * 20e-6;
+  // Each worker sends everything (4 messages); each server receives half the tensor
+  // from 4 workers.
+  const double push = std::max(bytes, 4 * bytes / 2) / nic + 50e-6 + 4 * 20e-6;
   const double apply = 4 * (bytes / 2) / 5e9;
   const Result res = run("ps", r);
   CHECK(res.iteration_s == Approx(compute + copy + push + apply + push + copy).epsilon(1e-12));

@@ -7,7 +7,7 @@
 // of a server node in each direction (the same NIC when shards are colocated).
 // A network task lasts
 //   max(busiest tx bytes, busiest rx bytes) / (line rate x goodput)
-//   + latency x sequential steps + messages at the busiest endpoint x per-message cost
+//   + latency x sequential steps + the busiest worker's messages x per-message cost
 // ("busiest": the most loaded node for that task, node_load.hpp), but holds the
 // representative NIC only while the MEAN per-node load crosses it (latency and
 // per-message costs delay a task but leave the wire free for others): one layer's KV pairs sit on a

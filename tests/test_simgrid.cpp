@@ -1,0 +1,180 @@
+// The SimGrid engine against the analytic engine and against hand calculations.
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "model/analytic/analytic_engine.hpp"
+#include "model/zoo.hpp"
+#include "sim/simgrid_engine.hpp"
+
+using namespace possim;
+using namespace possim::test;
+
+namespace {
+
+Result simulate(const std::string& strategy, const PlanRequest& r, const RunOptions& o = {}) {
+  return sim::SimGridEngine().run(make_plan(strategy, r), *r.net, o);
+}
+Result analytic(const std::string& strategy, const PlanRequest& r) {
+  return AnalyticEngine().run(make_plan(strategy, r), *r.net, RunOptions{});
+}
+
+}  // namespace
+
+TEST_CASE("no contention possible: SimGrid and analytic agree within 1% on every strategy",
+          "[simgrid]") {
+  // One parameter layer on two nodes: every link carries at most one flow at a time.
+  const Network net = one_fc_net(1024, 2048);
+  const Profile prof = flat_profile();
+  for (const auto& s : strategy_names())
+    for (double gbps : {1.0, 10.0}) {
+      const PlanRequest r = request(net, prof, 2, gbps, 32, 3);
+      const double a = analytic(s, r).iteration_s, g = simulate(s, r).iteration_s;
+      INFO(s << " at " << gbps << " Gbit/s: analytic " << a << " s, simgrid " << g << " s");
+      CHECK(g == Approx(a).epsilon(0.01));
+    }
+}
+
+TEST_CASE("two flows into one link each get half its bandwidth", "[simgrid]") {
+  // Two workers push to one dedicated server: its NIC's rx carries both pushes at once,
+  // and its tx both pulls. Hand-worked from the formulas, as in the analytic test.
+  const Network net = one_fc_net(1024, 2048);
+  const Profile prof = flat_profile();
+  PlanRequest r = request(net, prof, 2, 10, 32, 3);
+  r.cluster.placement = ServerPlacement::dedicated;
+  r.cluster.server_shards = 1;
+  const double bytes = 1024.0 * 2048 * 4;  // 4 pairs, all on the one shard
+  const double nic = 10e9 / 8 * 0.9;
+  const double compute = 32 * 6.0 * 1024 * 2048 / 1e12;
+  const double copy = 10e-6 + bytes / 10e9;
+  const double push = 4 * 20e-6 + 50e-6 + 2 * bytes / nic;  // the shared link: half each
+  const double apply = 2 * bytes / 5e9;
+  const double expected = compute + copy + push + apply + push + copy;
+  CHECK(simulate("ps", r).iteration_s == Approx(expected).epsilon(1e-6));
+}
+
+TEST_CASE("naive PS: iteration = compute + the whole sync, hand-worked", "[simgrid]") {
+  const Network net = one_fc_net(1024, 2048);
+  const Profile prof = flat_profile();
+  const double bytes = 1024.0 * 2048 * 4;
+  const double nic = 10e9 / 8 * 0.9;
+  const double compute = 32 * 6.0 * 1024 * 2048 / 1e12;
+  const double copy = 10e-6 + bytes / 10e9;
+  // Two nodes: each worker sends its 2 remote pairs to the other node's shard.
+  const double push = 2 * 20e-6 + 50e-6 + 0.5 * bytes / nic;
+  const double apply = 2 * (bytes / 2) / 5e9;
+  const Result r = simulate("ps", request(net, prof, 2, 10, 32, 4));
+  CHECK(r.iteration_s == Approx(compute + copy + push + apply + push + copy).epsilon(1e-6));
+  CHECK(r.gpu_busy_s == Approx(compute).epsilon(1e-9));
+  CHECK(r.sent_bytes_max == Approx(bytes).epsilon(1e-9));  // half out, half back in
+}
+
+TEST_CASE("with contention SimGrid is not faster than the analytic engine", "[simgrid]") {
+  // Tolerance 1%: the analytic engine serves a resource first-come first-served, SimGrid
+  // shares it; for a DAG neither order bounds the other exactly.
+  const Network cnn = small_cnn();
+  const Network vgg = make_zoo_network("vgg19");
+  Profile prof = flat_profile();
+  prof.per_message_s = 50e-6;
+  for (const Network* net : {&cnn, &vgg})
+    for (const auto& s : strategy_names())
+      for (int nodes : {4, 8}) {
+        if (net == &vgg && nodes == 4) continue;
+        const PlanRequest r = request(*net, prof, nodes, 10, 32, 3);
+        const double a = analytic(s, r).iteration_s, g = simulate(s, r).iteration_s;
+        INFO(net->name << " " << s << " x" << nodes << ": analytic " << a << " s, simgrid " << g << " s");
+        CHECK(g >= a * 0.99);
+        CHECK(g <= a * 1.5);  // and not wildly apart: the same plan, the same costs
+      }
+}
+
+TEST_CASE("Adam's owner shard is a hot spot in the link statistics", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  const PlanRequest r = request(net, prof, 8, 10, 32, 2);
+  const Result adam = simulate("adam", r), wfbp = simulate("wfbp", r);
+  CHECK(adam.traffic_imbalance() > 2.0);
+  CHECK(wfbp.traffic_imbalance() < 1.2);
+  double peak = 0;
+  for (const LinkUse& l : adam.links) peak = std::max(peak, l.peak_utilization);
+  CHECK(peak == Approx(1.0).epsilon(0.01));  // some NIC ran at line rate
+  CHECK(adam.links.size() == 2 * 8 + 2 * 8);  // NIC tx/rx and PCIe d2h/h2d per node
+}
+
+TEST_CASE("same plan and seed: the same numbers bit for bit, stragglers included", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  const PlanRequest r = request(net, prof, 6, 10, 32, 4);
+  RunOptions o;
+  o.seed = 42;
+  o.stragglers.kind = "lognormal";
+  o.stragglers.sigma = 0.2;
+  const Result a = simulate("poseidon", r, o), b = simulate("poseidon", r, o);
+  CHECK(a.iteration_end_s == b.iteration_end_s);
+  o.seed = 43;
+  CHECK(simulate("poseidon", r, o).iteration_end_s != a.iteration_end_s);
+}
+
+TEST_CASE("a straggler holds BSP back; dropping it from the step recovers the time", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  const PlanRequest r = request(net, prof, 4, 40, 32, 4);
+  const double base = simulate("wfbp", r).iteration_s;
+  RunOptions slow;
+  slow.stragglers.kind = "fixed";
+  slow.stragglers.slowdown = {2.0, 1.0, 1.0, 1.0};
+  const double held = simulate("wfbp", r, slow).iteration_s;
+  double compute = 0;
+  for (const Layer& l : net.layers) compute += 32 * (l.fwd_flops + l.bwd_flops) / 1e12;
+  CHECK(held > base);
+  CHECK(held >= 2 * compute);  // BSP: nobody finishes an iteration before the straggler
+  RunOptions drop = slow;
+  drop.stragglers.drop_after = 1.5;
+  const double dropped = simulate("wfbp", r, drop).iteration_s;
+  CHECK(dropped < held);
+}
+
+TEST_CASE("SSP lets fast workers run ahead of a straggler", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  PlanRequest r = request(net, prof, 4, 1, 32, 6);
+  RunOptions o;
+  o.seed = 7;
+  o.stragglers.kind = "lognormal";
+  o.stragglers.sigma = 0.3;
+  const double bsp = simulate("wfbp", r, o).iteration_s;
+  r.options.consistency = Consistency::ssp;
+  r.options.staleness = 2;
+  const double ssp = simulate("wfbp", r, o).iteration_s;
+  CHECK(ssp < bsp);
+}
+
+TEST_CASE("every strategy completes on the SimGrid engine with several GPUs per node", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  for (const auto& s : strategy_names()) {
+    PlanRequest r = request(net, prof, 5, 10, 32, 2);
+    r.cluster.gpus_per_node = 2;
+    INFO(s);
+    const Result res = simulate(s, r);
+    CHECK(res.iteration_s > 0);
+    CHECK(res.layers.size() == 4);
+  }
+}
+
+TEST_CASE("the timeline has a track per GPU and per network endpoint", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  RunOptions o;
+  o.timeline = true;
+  const Result r = simulate("wfbp", request(net, prof, 2, 10, 32, 2), o);
+  bool gpu = false, netw = false, shard = false;
+  for (const TimelineEvent& e : r.timeline) {
+    gpu |= e.track == "worker 1 GPU";
+    netw |= e.track == "worker 0 net";
+    shard |= e.track.rfind("shard ", 0) == 0;
+    CHECK(e.duration_s >= 0);
+  }
+  CHECK(gpu);
+  CHECK(netw);
+  CHECK(shard);
+}
