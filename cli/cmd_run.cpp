@@ -1,12 +1,15 @@
 // possim run SCENARIO: every strategy x nodes x bandwidth point, a table for people,
 // JSON and CSV for programs, and optionally a Chrome trace per point.
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <iostream>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
+#include "model/error.hpp"
 #include "model/result_io.hpp"
 #include "model/scenario.hpp"
 #include "model/sweep.hpp"
@@ -38,11 +41,13 @@ int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string scenario_path, engine_name, out_dir;
   bool trace = false, quiet = false;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "engine", po::value(&engine_name)->default_value(default_engine()),
       ("engine: " + engine_names()).c_str())(
       "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME)")(
       "trace", po::bool_switch(&trace), "also write a Chrome trace per point under traces/generated/")(
+      "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)")(
       "quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -53,26 +58,28 @@ int cmd_run(const std::vector<std::string>& args) {
   const auto engine = make_engine(engine_name);
   if (out_dir.empty()) out_dir = "results/" + s.name;
 
+  // Progress on stderr when a person watches it: points done, the last one, elapsed.
   const bool tty = isatty(STDERR_FILENO) && !quiet;
-  const auto progress = [&](std::size_t done, std::size_t total) {
-    if (tty) std::fprintf(stderr, "\r%zu/%zu points", done, total);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto progress = [&](std::size_t done, std::size_t total, const Result& r) {
+    if (!tty) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %d nodes %g Gbit/s, %.1f s", done, total,
+                 r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
   };
-  std::vector<Result> results;
-  const double single = single_gpu_images_per_s(s, *engine);
-  const auto points = sweep_points(s);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    results.push_back(run_point(s, points[i], *engine, single, trace));
-    progress(i + 1, points.size());
-    if (trace) {
-      Result& r = results.back();
+  if (jobs < 1) throw InputError("--jobs", std::to_string(jobs) + " is not a job count", "an integer >= 1");
+  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, trace);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (trace)
+    for (Result& r : results) {
       const std::string path = "traces/generated/" + s.name + "_" + r.strategy + "_" +
                                std::to_string(r.cluster.nodes) + "n_" + fixed(r.cluster.nic_gbps, 0) +
                                "g_" + r.engine + ".json";
-      write_file_atomic(path, chrome_trace(r.timeline, s.name + " " + r.strategy).dump());
+      write_file_atomic(path, chrome_trace(r.timeline, s.name + " " + r.strategy + " " +
+                                                           std::to_string(r.cluster.nodes) + " nodes (" +
+                                                           r.engine + ")").dump());
       r.timeline.clear();
     }
-  }
-  if (tty) std::fprintf(stderr, "\r\033[K");
 
   nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
                       {"profile", s.profile.name}, {"seed", s.seed}, {"results", nlohmann::json::array()}};

@@ -1,5 +1,11 @@
 #include "model/sweep.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
 namespace possim {
 
 std::vector<SweepPoint> sweep_points(const Scenario& s) {
@@ -46,15 +52,35 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
   return r;
 }
 
-std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, const Progress& progress) {
+std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
+                              const Progress& progress, bool timeline) {
   const double single = single_gpu_images_per_s(s, engine);
   const auto points = sweep_points(s);
-  std::vector<Result> results;
-  results.reserve(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    results.push_back(run_point(s, points[i], engine, single));
-    if (progress) progress(i + 1, points.size());
-  }
+  std::vector<Result> results(points.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex mutex;
+  std::exception_ptr failure;
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < points.size();) {
+      try {
+        Result r = run_point(s, points[i], engine, single, timeline);
+        const std::lock_guard<std::mutex> lock(mutex);
+        results[i] = std::move(r);
+        if (progress) progress(++done, points.size(), results[i]);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = points.size();  // stop handing out points
+      }
+    }
+  };
+  const int threads = std::max(1, std::min<int>(jobs, int(points.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
   return results;
 }
 

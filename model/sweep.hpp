@@ -28,7 +28,11 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
 // Images/s of one GPU with no communication, for speedups.
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine);
 
-using Progress = std::function<void(std::size_t done, std::size_t total)>;
-std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, const Progress& progress = {});
+using Progress = std::function<void(std::size_t done, std::size_t total, const Result& last)>;
+// Runs the points `jobs` at a time (the SimGrid engine runs each in its own process, so
+// a sweep uses several cores); results come back in sweep_points() order whatever the
+// order they finish in. `progress` is called from one thread at a time.
+std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs = 1,
+                              const Progress& progress = {}, bool timeline = false);
 
 }  // namespace possim
