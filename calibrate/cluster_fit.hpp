@@ -2,7 +2,9 @@
 // least squares on relative residuals (predicted / measured - 1), predicting each point
 // with the analytic engine. The fitted profile then predicts points outside the fit.
 #pragma once
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/fit.hpp"
@@ -19,6 +21,8 @@ const std::vector<std::string>& fit_parameter_names();
 // Throws InputError naming --free for an unknown name.
 void check_fit_parameter(const std::string& name);
 double profile_parameter(const Profile& p, const std::string& name);  // compute_scale: 1
+// The physical range a fit keeps each parameter in (tcp_goodput at most 1, ...).
+std::pair<double, double> parameter_range(const std::string& name);
 // `base` with the named parameters set (compute_scale applied relative to base).
 Profile with_parameters(const Profile& base, const std::vector<std::string>& names,
                         const std::vector<double>& values);
@@ -39,6 +43,13 @@ struct ClusterFitOptions {
   LmOptions lm;
   // Start values (by name); absent ones start from the base profile.
   std::map<std::string, double> start;
+  // The model is piecewise linear (resources serialize; the busiest one wins), so least
+  // squares has local minima: also start from `restarts` points spread log-uniformly
+  // within a factor `spread` of the start (seeded: the same input gives the same fit),
+  // and keep the lowest sum of squares.
+  int restarts = 8;
+  double spread = 3.0;
+  int threads = 2;  // points are predicted in parallel
 };
 
 struct PointResult {
@@ -54,7 +65,9 @@ struct ClusterFit {
   std::vector<PointResult> points;
   double rms_residual = 0;
   LmResult lm;
-  Profile fitted;  // base with the fitted values; sources say so
+  int starts_tried = 0;
+  int best_start = 0;  // 0: the given start
+  Profile fitted;      // base with the fitted values; sources say so
 };
 
 // Throws InputError when there are fewer points than free parameters.

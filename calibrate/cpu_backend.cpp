@@ -1,13 +1,12 @@
 #include "calibrate/cpu_backend.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "calibrate/cpu_kernels.hpp"
 #include "calibrate/timing.hpp"
@@ -75,7 +74,8 @@ cpu::ConvGeom conv_geom(const Layer& l, int batch) {
 
 class CpuBackend : public KernelBackend {
  public:
-  explicit CpuBackend(int threads) : threads_(cpu::set_threads(threads)), device_(cpu_model_name()) {}
+  explicit CpuBackend(int threads)
+      : threads_(cpu::set_threads(threads)), device_(cpu_model_name()) {}
 
   std::string name() const override { return "cpu"; }
   std::string device() const override { return device_ + " (CPU backend)"; }
@@ -91,7 +91,8 @@ class CpuBackend : public KernelBackend {
             {"threads", threads_},
             {"compiler", std::string("GCC-compatible ") + __VERSION__},
             {"precision", "fp32"},
-            {"timer", "std::chrono::steady_clock around each call, warm-up runs first, median of repeats"},
+            {"timer",
+             "std::chrono::steady_clock around each call, warm-up runs first, median of repeats"},
             {"algorithms",
              {{"conv", "im2col + Eigen GEMM per image (1x1 stride-1 convs use the input directly)"},
               {"fc", "Eigen GEMM"},
@@ -119,16 +120,25 @@ class CpuBackend : public KernelBackend {
         auto dw = filled(l.weight_params, 7), db = filled(g.k, 8), col = filled(g.col_size(), 9);
         const double flops = double(batch) * l.fwd_macs * 2;
         const std::string algo = g.direct() ? "gemm (1x1, input used directly)" : "im2col+gemm";
-        m.forward.push_back(time_host("forward", algo, p, [&] {
-          cpu::conv_forward(g, x.data(), w.data(), l.bias_params ? b.data() : nullptr, y.data(), col.data());
-        }, flops));
+        m.forward.push_back(time_host(
+            "forward", algo, p,
+            [&] {
+              cpu::conv_forward(g, x.data(), w.data(), l.bias_params ? b.data() : nullptr, y.data(),
+                                col.data());
+            },
+            flops));
         if (needs_input_grad)
-          m.backward.push_back(time_host("backward_data", algo + " (col2im)", p, [&] {
-            cpu::conv_backward_data(g, dy.data(), w.data(), dx.data(), col.data());
-          }, flops));
-        m.backward.push_back(time_host("backward_filter", algo + (l.bias_params ? " + bias" : ""), p, [&] {
-          cpu::conv_backward_filter(g, x.data(), dy.data(), dw.data(), l.bias_params ? db.data() : nullptr, col.data());
-        }, flops));
+          m.backward.push_back(time_host(
+              "backward_data", algo + " (col2im)", p,
+              [&] { cpu::conv_backward_data(g, dy.data(), w.data(), dx.data(), col.data()); },
+              flops));
+        m.backward.push_back(time_host(
+            "backward_filter", algo + (l.bias_params ? " + bias" : ""), p,
+            [&] {
+              cpu::conv_backward_filter(g, x.data(), dy.data(), dw.data(),
+                                        l.bias_params ? db.data() : nullptr, col.data());
+            },
+            flops));
         break;
       }
       case LayerKind::fc: {
@@ -137,25 +147,36 @@ class CpuBackend : public KernelBackend {
         auto y = filled(batch * mm, 4), dy = filled(batch * mm, 5), dx = filled(batch * nn, 6);
         auto dw = filled(mm * nn, 7), db = filled(mm, 8);
         const double flops = 2.0 * batch * double(mm) * double(nn);
-        m.forward.push_back(time_host("forward", "gemm", p, [&] {
-          cpu::fc_forward(batch, mm, nn, x.data(), w.data(), l.bias_params ? b.data() : nullptr, y.data());
-        }, flops));
+        m.forward.push_back(time_host(
+            "forward", "gemm", p,
+            [&] {
+              cpu::fc_forward(batch, mm, nn, x.data(), w.data(), l.bias_params ? b.data() : nullptr,
+                              y.data());
+            },
+            flops));
         if (needs_input_grad)
-          m.backward.push_back(time_host("backward_data", "gemm", p, [&] {
-            cpu::fc_backward_data(batch, mm, nn, dy.data(), w.data(), dx.data());
-          }, flops));
-        m.backward.push_back(time_host("backward_filter", std::string("gemm") + (l.bias_params ? " + bias" : ""), p, [&] {
-          cpu::fc_backward_filter(batch, mm, nn, x.data(), dy.data(), dw.data(), l.bias_params ? db.data() : nullptr);
-        }, flops));
+          m.backward.push_back(time_host(
+              "backward_data", "gemm", p,
+              [&] { cpu::fc_backward_data(batch, mm, nn, dy.data(), w.data(), dx.data()); },
+              flops));
+        m.backward.push_back(time_host(
+            "backward_filter", std::string("gemm") + (l.bias_params ? " + bias" : ""), p,
+            [&] {
+              cpu::fc_backward_filter(batch, mm, nn, x.data(), dy.data(), dw.data(),
+                                      l.bias_params ? db.data() : nullptr);
+            },
+            flops));
         break;
       }
       case LayerKind::bn: {
         const i64 c = l.in.c, hw = l.in.h * l.in.w;
-        auto x = filled(in_count, 1), y = filled(in_count, 2), dy = filled(in_count, 3), dx = filled(in_count, 4);
+        auto x = filled(in_count, 1), y = filled(in_count, 2), dy = filled(in_count, 3),
+             dx = filled(in_count, 4);
         auto gamma = filled(c, 5), beta = filled(c, 6), mean = filled(c, 7), inv = filled(c, 8);
         auto dg = filled(c, 9), dbt = filled(c, 10);
         m.forward.push_back(time_host("forward", "loops (training)", p, [&] {
-          cpu::bn_forward(batch, c, hw, x.data(), gamma.data(), beta.data(), y.data(), mean.data(), inv.data());
+          cpu::bn_forward(batch, c, hw, x.data(), gamma.data(), beta.data(), y.data(), mean.data(),
+                          inv.data());
         }));
         m.backward.push_back(time_host("backward", "loops", p, [&] {
           cpu::bn_backward(batch, c, hw, x.data(), dy.data(), gamma.data(), mean.data(), inv.data(),
@@ -174,7 +195,8 @@ class CpuBackend : public KernelBackend {
         g.k = std::max(1, l.kernel_h);
         g.stride = std::max(1, l.stride);
         g.pad = l.pad_h;
-        auto x = filled(in_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3), dx = filled(in_count, 4);
+        auto x = filled(in_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
+             dx = filled(in_count, 4);
         std::vector<std::int32_t> arg(std::size_t(std::max<i64>(out_count, 1)));
         m.forward.push_back(time_host("forward", "max pool loop", p, [&] {
           cpu::maxpool_forward(g, x.data(), y.data(), arg.data());
@@ -185,8 +207,10 @@ class CpuBackend : public KernelBackend {
         break;
       }
       case LayerKind::relu: {
-        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3), dx = filled(out_count, 4);
-        m.forward.push_back(time_host("forward", "loop", p, [&] { cpu::relu_forward(out_count, x.data(), y.data()); }));
+        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
+             dx = filled(out_count, 4);
+        m.forward.push_back(time_host("forward", "loop", p,
+                                      [&] { cpu::relu_forward(out_count, x.data(), y.data()); }));
         m.backward.push_back(time_host("backward", "loop", p, [&] {
           cpu::relu_backward(out_count, x.data(), dy.data(), dx.data());
         }));
@@ -194,29 +218,35 @@ class CpuBackend : public KernelBackend {
       }
       case LayerKind::lrn: {
         const i64 c = l.out.c, hw = l.out.h * l.out.w;
-        const double per = l.out.elements() > 0 ? l.fwd_flops / (5.0 * double(l.out.elements())) : 5;
+        const double per =
+            l.out.elements() > 0 ? l.fwd_flops / (5.0 * double(l.out.elements())) : 5;
         const int size = std::max(1, int(std::lround(per)));
         auto x = filled(out_count, 1), y = filled(out_count, 2), sc = filled(out_count, 3);
         auto dy = filled(out_count, 4), dx = filled(out_count, 5);
-        m.forward.push_back(time_host("forward", "across-channel window " + std::to_string(size), p, [&] {
-          cpu::lrn_forward(batch, c, hw, size, x.data(), y.data(), sc.data());
-        }));
-        m.backward.push_back(time_host("backward", "across-channel window " + std::to_string(size), p, [&] {
-          cpu::lrn_backward(batch, c, hw, size, x.data(), y.data(), sc.data(), dy.data(), dx.data());
-        }));
+        m.forward.push_back(time_host(
+            "forward", "across-channel window " + std::to_string(size), p,
+            [&] { cpu::lrn_forward(batch, c, hw, size, x.data(), y.data(), sc.data()); }));
+        m.backward.push_back(
+            time_host("backward", "across-channel window " + std::to_string(size), p, [&] {
+              cpu::lrn_backward(batch, c, hw, size, x.data(), y.data(), sc.data(), dy.data(),
+                                dx.data());
+            }));
         break;
       }
       case LayerKind::softmax: {
         const i64 dim = l.out.elements();
-        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3), dx = filled(out_count, 4);
-        m.forward.push_back(time_host("forward", "loop", p, [&] { cpu::softmax_forward(batch, dim, x.data(), y.data()); }));
+        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
+             dx = filled(out_count, 4);
+        m.forward.push_back(time_host(
+            "forward", "loop", p, [&] { cpu::softmax_forward(batch, dim, x.data(), y.data()); }));
         m.backward.push_back(time_host("backward", "loop", p, [&] {
           cpu::softmax_backward(batch, dim, y.data(), dy.data(), dx.data());
         }));
         break;
       }
       case LayerKind::dropout: {
-        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3), dx = filled(out_count, 4);
+        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
+             dx = filled(out_count, 4);
         std::vector<std::uint8_t> mask(std::size_t(std::max<i64>(out_count, 1)));
         std::uint64_t rng = 12345;
         m.forward.push_back(time_host("forward", "xorshift mask", p, [&] {
@@ -228,9 +258,12 @@ class CpuBackend : public KernelBackend {
         break;
       }
       case LayerKind::add: {
-        auto a = filled(out_count, 1), b = filled(out_count, 2), y = filled(out_count, 3), dy = filled(out_count, 4);
+        auto a = filled(out_count, 1), b = filled(out_count, 2), y = filled(out_count, 3),
+             dy = filled(out_count, 4);
         auto da = filled(out_count, 5), db = filled(out_count, 6);
-        m.forward.push_back(time_host("forward", "loop", p, [&] { cpu::add_forward(out_count, a.data(), b.data(), y.data()); }));
+        m.forward.push_back(time_host("forward", "loop", p, [&] {
+          cpu::add_forward(out_count, a.data(), b.data(), y.data());
+        }));
         m.backward.push_back(time_host("backward", "two copies", p, [&] {
           std::memcpy(da.data(), dy.data(), std::size_t(out_count) * sizeof(float));
           std::memcpy(db.data(), dy.data(), std::size_t(out_count) * sizeof(float));
@@ -239,8 +272,10 @@ class CpuBackend : public KernelBackend {
       }
       case LayerKind::concat: {
         const i64 hw = l.out.h * l.out.w, ca = l.out.c / 2, cb = l.out.c - ca;
-        auto a = filled(batch * ca * hw, 1), b = filled(batch * cb * hw, 2), y = filled(out_count, 3);
-        auto dy = filled(out_count, 4), da = filled(batch * ca * hw, 5), db = filled(batch * cb * hw, 6);
+        auto a = filled(batch * ca * hw, 1), b = filled(batch * cb * hw, 2),
+             y = filled(out_count, 3);
+        auto dy = filled(out_count, 4), da = filled(batch * ca * hw, 5),
+             db = filled(batch * cb * hw, 6);
         m.forward.push_back(time_host("forward", "memcpy of two parts", p, [&] {
           cpu::concat_forward(batch, ca * hw, cb * hw, a.data(), b.data(), y.data());
         }));
@@ -255,12 +290,14 @@ class CpuBackend : public KernelBackend {
 
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {
     auto u = filled(m * k, 1), v = filled(k * n, 2), g = filled(m * n, 3);
-    return time_host("sf_rebuild", "gemm [m x k] x [k x n]", p,
-                     [&] { cpu::sf_rebuild(m, n, k, u.data(), v.data(), g.data()); },
-                     2.0 * double(m) * double(n) * double(k));
+    return time_host(
+        "sf_rebuild", "gemm [m x k] x [k x n]", p,
+        [&] { cpu::sf_rebuild(m, n, k, u.data(), v.data(), g.data()); },
+        2.0 * double(m) * double(n) * double(k));
   }
 
-  std::vector<CopyPoint> time_copies(const std::vector<double>& sizes, const TimingPolicy& p) override {
+  std::vector<CopyPoint> time_copies(const std::vector<double>& sizes,
+                                     const TimingPolicy& p) override {
     std::vector<CopyPoint> out;
     for (double bytes : sizes) {
       const std::size_t n = std::size_t(std::max(1.0, bytes));
@@ -287,7 +324,8 @@ class CpuBackend : public KernelBackend {
 
 std::unique_ptr<KernelBackend> make_cpu_backend(Precision precision, int threads) {
   if (precision != Precision::fp32)
-    throw InputError("--precision", std::string(to_string(precision)) + " is not available on the CPU backend",
+    throw InputError("--precision",
+                     std::string(to_string(precision)) + " is not available on the CPU backend",
                      "fp32 with --backend cpu");
   return std::make_unique<CpuBackend>(threads);
 }

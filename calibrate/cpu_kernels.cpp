@@ -1,11 +1,10 @@
 #include "calibrate/cpu_kernels.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-
-#include <Eigen/Core>
 
 namespace possim::calibrate::cpu {
 
@@ -255,7 +254,8 @@ void lrn_forward(i64 n, i64 c, i64 hw, int size, const float* x, float* y, float
     for (i64 p = 0; p < hw; ++p) {
       // Sliding window of squares over channels [ch - pre, ch - pre + size).
       float acc = 0;
-      for (i64 ch = 0; ch < std::min<i64>(size - pre - 1, c); ++ch) acc += in[ch * hw + p] * in[ch * hw + p];
+      for (i64 ch = 0; ch < std::min<i64>(size - pre - 1, c); ++ch)
+        acc += in[ch * hw + p] * in[ch * hw + p];
       for (i64 ch = 0; ch < c; ++ch) {
         const i64 add = ch + size - pre - 1, drop = ch - pre - 1;
         if (add < c) acc += in[add * hw + p] * in[add * hw + p];

@@ -1,9 +1,10 @@
 #include "calibrate/fit.hpp"
 
-#include <cmath>
-#include <stdexcept>
-
 #include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 
 namespace possim::calibrate {
 
@@ -25,35 +26,55 @@ VectorXd eval(const ResidualFn& f, const VectorXd& phi, int& evaluations) {
   return v;
 }
 
-MatrixXd jacobian(const ResidualFn& f, const VectorXd& phi, Eigen::Index m, double h, int& evaluations) {
+// Central differences, or forward differences from the residuals r0 at phi.
+MatrixXd jacobian(const ResidualFn& f, const VectorXd& phi, const VectorXd* r0, double h,
+                  int& evaluations) {
+  const Eigen::Index m = r0 ? r0->size() : eval(f, phi, evaluations).size();
   MatrixXd J(m, phi.size());
   for (Eigen::Index j = 0; j < phi.size(); ++j) {
     VectorXd a = phi, b = phi;
     a[j] += h;
-    b[j] -= h;
-    J.col(j) = (eval(f, a, evaluations) - eval(f, b, evaluations)) / (2 * h);
+    if (r0) {
+      J.col(j) = (eval(f, a, evaluations) - *r0) / h;
+    } else {
+      b[j] -= h;
+      J.col(j) = (eval(f, a, evaluations) - eval(f, b, evaluations)) / (2 * h);
+    }
   }
   return J;
 }
 
 }  // namespace
 
-LmResult levenberg_marquardt(const ResidualFn& f, const std::vector<double>& start, const LmOptions& opt) {
+LmResult levenberg_marquardt(const ResidualFn& f, const std::vector<double>& start,
+                             const LmOptions& opt) {
   const Eigen::Index p = Eigen::Index(start.size());
   if (p == 0) throw std::invalid_argument("fit: no free parameters");
   VectorXd phi(p);
   for (Eigen::Index i = 0; i < p; ++i) {
-    if (!(start[std::size_t(i)] > 0)) throw std::invalid_argument("fit: start values must be positive");
+    if (!(start[std::size_t(i)] > 0))
+      throw std::invalid_argument("fit: start values must be positive");
     phi[i] = std::log(start[std::size_t(i)]);
   }
   LmResult out;
+  VectorXd lo = VectorXd::Constant(p, -std::numeric_limits<double>::infinity());
+  VectorXd hi = VectorXd::Constant(p, std::numeric_limits<double>::infinity());
+  for (Eigen::Index i = 0; i < p; ++i) {
+    if (std::size_t(i) < opt.lower.size() && opt.lower[std::size_t(i)] > 0)
+      lo[i] = std::log(opt.lower[std::size_t(i)]);
+    if (std::size_t(i) < opt.upper.size() && opt.upper[std::size_t(i)] > 0)
+      hi[i] = std::log(opt.upper[std::size_t(i)]);
+    if (lo[i] > hi[i]) throw std::invalid_argument("fit: a lower bound is above its upper bound");
+    phi[i] = std::clamp(phi[i], lo[i], hi[i]);
+  }
   VectorXd r = eval(f, phi, out.evaluations);
   const Eigen::Index m = r.size();
   if (m < p) throw std::invalid_argument("fit: fewer points than free parameters");
   double ssr = r.squaredNorm();
   double lambda = 1e-3;
   for (out.iterations = 0; out.iterations < opt.max_iterations; ++out.iterations) {
-    const MatrixXd J = jacobian(f, phi, m, opt.log_step, out.evaluations);
+    const MatrixXd J =
+        jacobian(f, phi, opt.central_differences ? nullptr : &r, opt.log_step, out.evaluations);
     const MatrixXd A = J.transpose() * J;
     const VectorXd g = J.transpose() * r;
     bool improved = false;
@@ -66,7 +87,12 @@ LmResult levenberg_marquardt(const ResidualFn& f, const std::vector<double>& sta
         lambda *= 10;
         continue;
       }
-      const VectorXd trial = phi + step.cwiseMax(-5.0).cwiseMin(5.0);  // at most e^5 per step
+      // At most a factor e^5 per step, and never past a bound.
+      const VectorXd trial = (phi + step.cwiseMax(-5.0).cwiseMin(5.0)).cwiseMax(lo).cwiseMin(hi);
+      if ((trial - phi).norm() == 0) {
+        lambda *= 4;
+        continue;
+      }
       VectorXd rt;
       try {
         rt = eval(f, trial, out.evaluations);
@@ -98,15 +124,21 @@ LmResult levenberg_marquardt(const ResidualFn& f, const std::vector<double>& sta
   }
 
   out.values.resize(std::size_t(p));
-  for (Eigen::Index i = 0; i < p; ++i) out.values[std::size_t(i)] = std::exp(phi[i]);
+  out.at_bound.assign(std::size_t(p), 0);
+  for (Eigen::Index i = 0; i < p; ++i) {
+    out.values[std::size_t(i)] = std::exp(phi[i]);
+    if (phi[i] <= lo[i] + 1e-9) out.at_bound[std::size_t(i)] = -1;
+    if (phi[i] >= hi[i] - 1e-9) out.at_bound[std::size_t(i)] = 1;
+  }
   out.residuals.assign(r.data(), r.data() + m);
   out.ssr = ssr;
   out.residual_variance = m > p ? ssr / double(m - p) : 0;
 
   // Covariance of the log-parameters from the SVD of J^T J; directions with (near) zero
   // curvature are not identified by the data: parameters along them get infinite sigma.
-  const MatrixXd J = jacobian(f, phi, m, opt.log_step, out.evaluations);
-  const Eigen::JacobiSVD<MatrixXd> svd(J.transpose() * J, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  const MatrixXd J = jacobian(f, phi, nullptr, opt.covariance_log_step, out.evaluations);
+  const Eigen::JacobiSVD<MatrixXd> svd(J.transpose() * J,
+                                       Eigen::ComputeFullU | Eigen::ComputeFullV);
   const VectorXd sv = svd.singularValues();
   const double cut = std::max(sv.size() ? sv[0] : 0.0, 1e-300) * 1e-12;
   MatrixXd inv = MatrixXd::Zero(p, p);
@@ -124,12 +156,14 @@ LmResult levenberg_marquardt(const ResidualFn& f, const std::vector<double>& sta
   out.correlation.resize(std::size_t(p));
   for (auto& row : out.correlation) row.resize(std::size_t(p), 0.0);
   for (Eigen::Index i = 0; i < p; ++i) {
-    out.sigma[std::size_t(i)] = unidentified[std::size_t(i)]
-                                    ? std::numeric_limits<double>::infinity()
-                                    : out.values[std::size_t(i)] * std::sqrt(std::max(cov(i, i), 0.0));
+    out.sigma[std::size_t(i)] =
+        unidentified[std::size_t(i)] || out.at_bound[std::size_t(i)] != 0
+            ? std::numeric_limits<double>::infinity()
+            : out.values[std::size_t(i)] * std::sqrt(std::max(cov(i, i), 0.0));
     for (Eigen::Index j = 0; j < p; ++j) {
       const double d = std::sqrt(std::max(cov(i, i), 0.0) * std::max(cov(j, j), 0.0));
-      out.correlation[std::size_t(i)][std::size_t(j)] = d > 0 ? cov(i, j) / d : (i == j ? 1.0 : 0.0);
+      out.correlation[std::size_t(i)][std::size_t(j)] =
+          d > 0 ? cov(i, j) / d : (i == j ? 1.0 : 0.0);
     }
   }
   return out;

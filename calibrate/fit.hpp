@@ -1,5 +1,5 @@
 // Levenberg-Marquardt least squares over positive parameters, fitted in log space with a
-// numeric (central-difference) Jacobian. Uncertainties: covariance = s^2 (J^T J)^-1 at the
+// numeric (finite-difference) Jacobian. Uncertainties: covariance = s^2 (J^T J)^-1 at the
 // optimum, s^2 = SSR / (points - parameters), mapped back from log space (1-sigma).
 #pragma once
 #include <functional>
@@ -11,14 +11,24 @@ namespace possim::calibrate {
 
 struct LmOptions {
   int max_iterations = 200;
-  double relative_tolerance = 1e-10;  // stop when SSR improves by less than this, relatively
-  double log_step = 1e-4;             // finite-difference step in log-parameter space
+  double relative_tolerance = 1e-6;  // stop when SSR improves by less than this, relatively
+  double log_step = 1e-4;            // finite-difference step in log-parameter space
+  // Jacobian during the search: forward differences (p evaluations) unless central (2p);
+  // the covariance at the optimum always uses central differences.
+  bool central_differences = false;
+  // Step for the covariance Jacobian. The model is piecewise linear: a step of about 1%
+  // measures the slope across the kinks near the optimum rather than at one side of one.
+  double covariance_log_step = 1e-1;
+  // Optional bounds per parameter (empty: none). A parameter that ends on a bound is not
+  // determined by the data: its sigma is infinite and at_bound says which side.
+  std::vector<double> lower, upper;
 };
 
 struct LmResult {
   std::vector<double> values;  // fitted parameters (positive)
   std::vector<double> sigma;   // 1-sigma uncertainties; infinity where not identifiable
   std::vector<std::vector<double>> correlation;  // parameter correlation matrix
+  std::vector<int> at_bound;                     // -1 lower, +1 upper, 0 inside
   std::vector<double> residuals;
   double ssr = 0;
   double residual_variance = 0;  // s^2; 0 when points == parameters

@@ -5,11 +5,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/layer.hpp"
 
@@ -28,7 +27,7 @@ struct TimingPolicy {
 
 // One timed kernel (or a fixed group of kernels launched together).
 struct KernelTime {
-  std::string kernel;     // e.g. "forward", "backward_data", "backward_filter", "backward_bias"
+  std::string kernel;  // e.g. "forward", "backward_data", "backward_filter", "backward_bias"
   double median_s = 0;
   double min_s = 0;
   double max_s = 0;

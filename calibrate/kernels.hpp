@@ -5,10 +5,9 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/line_fit.hpp"
@@ -44,11 +43,11 @@ struct KernelCalibration {
   std::vector<std::string> estimated_layers;  // layers left out by max_layers
   MeasuredModel measured;                     // every layer of the network
   std::vector<RebuildTiming> rebuild;
-  double rebuild_flops_per_s = 0;             // FLOP-weighted over the FC layers; 0 if none
+  double rebuild_flops_per_s = 0;                // FLOP-weighted over the FC layers; 0 if none
   std::map<LayerKind, double> kind_flops_per_s;  // achieved rate per kind (timed layers)
   std::vector<CopyPoint> copies;
   bool copies_cross_a_bus = false;
-  LineFit copy_fit;                           // pinned copies, both directions
+  LineFit copy_fit;  // pinned copies, both directions
   bool copy_fit_ok = false;
   double wall_s = 0;
 };
@@ -61,8 +60,8 @@ KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend
 // `base` with the measured numbers put in: measured block, device, peak and kind
 // efficiencies from achieved rates, rebuild rate, and (GPU backend) PCIe rate and latency.
 // Every other field keeps the base's value, and "sources" says which is which.
-Profile calibrated_profile(const Profile& base, const KernelCalibration& cal, const std::string& name,
-                           bool keep_base_throughput = false);
+Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
+                           const std::string& name, bool keep_base_throughput = false);
 
 // Everything the profile format has no field for: per-kernel medians, min/max,
 // algorithms, library versions, the copy curve and its fit.

@@ -38,10 +38,14 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 nlohmann::json to_json(const LineFit& f) {
-  return {{"intercept_s", f.intercept},       {"intercept_se_s", f.intercept_se},
-          {"seconds_per_byte", f.slope},      {"seconds_per_byte_se", f.slope_se},
-          {"bytes_per_s", f.rate()},          {"bytes_per_s_se", f.rate_se()},
-          {"r2", f.r2},                       {"points", f.points}};
+  return {{"intercept_s", f.intercept},
+          {"intercept_se_s", f.intercept_se},
+          {"seconds_per_byte", f.slope},
+          {"seconds_per_byte_se", f.slope_se},
+          {"bytes_per_s", f.rate()},
+          {"bytes_per_s_se", f.rate_se()},
+          {"r2", f.r2},
+          {"points", f.points}};
 }
 
 }  // namespace possim::calibrate

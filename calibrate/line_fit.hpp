@@ -1,9 +1,8 @@
 // Ordinary least squares of y = a + b x, with standard errors: the latency + bytes/bandwidth
 // model of a copy curve or of a network path.
 #pragma once
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace possim::calibrate {
 

@@ -5,9 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
@@ -19,7 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_gbps", "iteration_s"};
+const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_gbps",
+                                            "iteration_s"};
 const std::vector<std::string> kOptional = {"batch", "gpus_per_node"};
 
 std::string known_list() {
@@ -52,10 +52,11 @@ std::string trim(const std::string& s) {
 
 // Field checks shared by CSV (text values) and JSON (typed values, converted to text).
 struct Checker {
-  std::string where;  // "FILE:LINE" or "FILE"
-  std::string prefix; // "" for CSV, "points[3]." for JSON
+  std::string where;   // "FILE:LINE" or "FILE"
+  std::string prefix;  // "" for CSV, "points[3]." for JSON
 
-  [[noreturn]] void fail(const std::string& field, const std::string& problem, const std::string& expected) const {
+  [[noreturn]] void fail(const std::string& field, const std::string& problem,
+                         const std::string& expected) const {
     throw InputError(where, prefix + field, problem, expected);
   }
   double number(const std::string& field, const std::string& text, bool positive) const {
@@ -74,7 +75,8 @@ struct Checker {
   }
   int integer(const std::string& field, const std::string& text) const {
     const double v = number(field, text, false);
-    if (v != std::floor(v) || v < 1 || v > 1e6) fail(field, "'" + text + "' is not a whole number >= 1", "an integer >= 1");
+    if (v != std::floor(v) || v < 1 || v > 1e6)
+      fail(field, "'" + text + "' is not a whole number >= 1", "an integer >= 1");
     return int(v);
   }
 };
@@ -89,25 +91,29 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
     try {
       set.networks.emplace(p.model, load_network(p.model, base_dir));
     } catch (const InputError& e) {
-      c.fail("model", std::string("cannot load '") + p.model + "': " + e.what(), "a zoo model name or a layer JSON path");
+      c.fail("model", std::string("cannot load '") + p.model + "': " + e.what(),
+             "a zoo model name or a layer JSON path");
     } catch (const std::exception& e) {
       c.fail("model", "unknown model '" + p.model + "'", "a zoo model name or a layer JSON path");
     }
   }
   p.strategy = f.at("strategy");
-  if (!is_strategy(p.strategy)) c.fail("strategy", "unknown strategy '" + p.strategy + "'", "one of " + strategies());
+  if (!is_strategy(p.strategy))
+    c.fail("strategy", "unknown strategy '" + p.strategy + "'", "one of " + strategies());
   p.nodes = c.integer("nodes", f.at("nodes"));
   p.nic_gbps = c.number("nic_gbps", f.at("nic_gbps"), true);
   p.iteration_s = c.number("iteration_s", f.at("iteration_s"), true);
-  if (auto it = f.find("batch"); it != f.end() && !it->second.empty()) p.batch = c.integer("batch", it->second);
+  if (auto it = f.find("batch"); it != f.end() && !it->second.empty())
+    p.batch = c.integer("batch", it->second);
   if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
     p.gpus_per_node = c.integer("gpus_per_node", it->second);
   if (p.strategy == "single" && p.nodes != 1)
-    c.fail("nodes", "strategy single runs on one node, not " + std::to_string(p.nodes), "1 with strategy single");
+    c.fail("nodes", "strategy single runs on one node, not " + std::to_string(p.nodes),
+           "1 with strategy single");
 }
 
-MeasurementSet parse_csv(const std::string& text, const std::string& where, const std::string& base_dir,
-                         int default_batch) {
+MeasurementSet parse_csv(const std::string& text, const std::string& where,
+                         const std::string& base_dir, int default_batch) {
   MeasurementSet set;
   set.path = where;
   std::istringstream in(text);
@@ -130,7 +136,8 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where, cons
         if (!known(header[i]))
           c.fail("header", "unknown column '" + header[i] + "'", "columns " + known_list());
         for (std::size_t j = 0; j < i; ++j)
-          if (header[j] == header[i]) c.fail("header", "column '" + header[i] + "' appears twice", "each column once");
+          if (header[j] == header[i])
+            c.fail("header", "column '" + header[i] + "' appears twice", "each column once");
       }
       for (const auto& k : kRequired)
         if (std::find(header.begin(), header.end(), k) == header.end())
@@ -138,7 +145,9 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where, cons
       continue;
     }
     if (cells.size() != header.size())
-      c.fail("", std::to_string(cells.size()) + " values for " + std::to_string(header.size()) + " columns",
+      c.fail("",
+             std::to_string(cells.size()) + " values for " + std::to_string(header.size()) +
+                 " columns",
              "one value per header column");
     std::map<std::string, std::string> f;
     for (std::size_t i = 0; i < header.size(); ++i) f[header[i]] = cells[i];
@@ -153,8 +162,8 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where, cons
   return set;
 }
 
-MeasurementSet parse_json(const std::string& text, const std::string& where, const std::string& base_dir,
-                          int default_batch) {
+MeasurementSet parse_json(const std::string& text, const std::string& where,
+                          const std::string& base_dir, int default_batch) {
   json j;
   try {
     j = json::parse(text);
@@ -162,23 +171,28 @@ MeasurementSet parse_json(const std::string& text, const std::string& where, con
     std::string what = e.what();
     const auto cut = what.find("] ");
     if (cut != std::string::npos) what = what.substr(cut + 2);
-    throw InputError(where, "", "malformed JSON: " + what, "{\"points\": [{model, strategy, nodes, nic_gbps, iteration_s}, ...]}");
+    throw InputError(where, "", "malformed JSON: " + what,
+                     "{\"points\": [{model, strategy, nodes, nic_gbps, iteration_s}, ...]}");
   }
   const json* pts = &j;
   if (j.is_object()) {
     for (const auto& item : j.items())
       if (item.key() != "points" && item.key() != "description")
-        throw InputError(where, item.key(), "unknown field", "points (and an optional description)");
-    if (!j.contains("points")) throw InputError(where, "points", "missing", "a list of measured points");
+        throw InputError(where, item.key(), "unknown field",
+                         "points (and an optional description)");
+    if (!j.contains("points"))
+      throw InputError(where, "points", "missing", "a list of measured points");
     pts = &j["points"];
   }
-  if (!pts->is_array()) throw InputError(where, "points", "is not a list", "a list of measured points");
+  if (!pts->is_array())
+    throw InputError(where, "points", "is not a list", "a list of measured points");
   MeasurementSet set;
   set.path = where;
   for (std::size_t i = 0; i < pts->size(); ++i) {
     const json& e = (*pts)[i];
     const Checker c{where, "points[" + std::to_string(i) + "]."};
-    if (!e.is_object()) c.fail("", "is not an object", "{model, strategy, nodes, nic_gbps, iteration_s}");
+    if (!e.is_object())
+      c.fail("", "is not an object", "{model, strategy, nodes, nic_gbps, iteration_s}");
     std::map<std::string, std::string> f;
     for (const auto& item : e.items()) {
       if (!known(item.key())) c.fail(item.key(), "unknown field", "fields " + known_list());
@@ -205,8 +219,8 @@ MeasurementSet parse_json(const std::string& text, const std::string& where, con
 
 }  // namespace
 
-MeasurementSet parse_measurements(const std::string& text, const std::string& where, const std::string& base_dir,
-                                  int default_batch) {
+MeasurementSet parse_measurements(const std::string& text, const std::string& where,
+                                  const std::string& base_dir, int default_batch) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '['))
     return parse_json(text, where, base_dir, default_batch);
@@ -215,7 +229,8 @@ MeasurementSet parse_measurements(const std::string& text, const std::string& wh
 
 MeasurementSet load_measurements(const std::string& path, int default_batch) {
   std::ifstream in(path);
-  if (!in) throw InputError(path, "", "cannot read the measurements file", "an existing CSV or JSON file");
+  if (!in)
+    throw InputError(path, "", "cannot read the measurements file", "an existing CSV or JSON file");
   std::stringstream text;
   text << in.rdbuf();
   const std::string dir = std::filesystem::path(path).parent_path().string();
@@ -226,8 +241,8 @@ std::string measurements_csv(const std::vector<MeasurementPoint>& points) {
   std::string s = "model,strategy,nodes,nic_gbps,iteration_s,batch,gpus_per_node\n";
   char buf[256];
   for (const auto& p : points) {
-    std::snprintf(buf, sizeof buf, "%s,%s,%d,%.17g,%.17g,%d,%d\n", p.model.c_str(), p.strategy.c_str(), p.nodes,
-                  p.nic_gbps, p.iteration_s, p.batch, p.gpus_per_node);
+    std::snprintf(buf, sizeof buf, "%s,%s,%d,%.17g,%.17g,%d,%d\n", p.model.c_str(),
+                  p.strategy.c_str(), p.nodes, p.nic_gbps, p.iteration_s, p.batch, p.gpus_per_node);
     s += buf;
   }
   return s;

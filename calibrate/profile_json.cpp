@@ -14,33 +14,38 @@ ojson profile_to_json(const Profile& p) {
   for (const auto& [k, v] : p.kind_efficiency) eff[to_string(k)] = v;
   ojson tp = ojson::array();
   for (const auto& t : p.throughput)
-    tp.push_back(ojson{{"model", t.model}, {"batch", t.batch}, {"images_per_s", t.images_per_s}, {"source", t.source}});
+    tp.push_back(ojson{{"model", t.model},
+                       {"batch", t.batch},
+                       {"images_per_s", t.images_per_s},
+                       {"source", t.source}});
   ojson measured = ojson::array();
   for (const auto& m : p.measured) {
     ojson layers = ojson::array();
     for (const auto& l : m.layers)
-      layers.push_back(ojson{{"layer", l.layer}, {"forward_s", l.forward_s}, {"backward_s", l.backward_s}});
-    measured.push_back(ojson{{"model", m.model}, {"batch", m.batch}, {"source", m.source}, {"layers", layers}});
+      layers.push_back(
+          ojson{{"layer", l.layer}, {"forward_s", l.forward_s}, {"backward_s", l.backward_s}});
+    measured.push_back(
+        ojson{{"model", m.model}, {"batch", m.batch}, {"source", m.source}, {"layers", layers}});
   }
   ojson sources = ojson::object();
   for (const auto& [k, v] : p.sources) sources[k] = v;
   return ojson{{"format", "possim-profile-1"},
-              {"name", p.name},
-              {"device", p.device},
-              {"peak_flops_per_s", p.peak_flops_per_s},
-              {"kind_efficiency", eff},
-              {"throughput", tp},
-              {"measured", measured},
-              {"pcie_bytes_per_s", p.pcie_bytes_per_s},
-              {"pcie_latency_s", p.pcie_latency_s},
-              {"d2d_bytes_per_s", p.d2d_bytes_per_s},
-              {"tcp_goodput", p.tcp_goodput},
-              {"per_message_s", p.per_message_s},
-              {"server_apply_bytes_per_s", p.server_apply_bytes_per_s},
-              {"rebuild_flops_per_s", p.rebuild_flops_per_s},
-              {"quantize_bytes_per_s", p.quantize_bytes_per_s},
-              {"per_iteration_s", p.per_iteration_s},
-              {"sources", sources}};
+               {"name", p.name},
+               {"device", p.device},
+               {"peak_flops_per_s", p.peak_flops_per_s},
+               {"kind_efficiency", eff},
+               {"throughput", tp},
+               {"measured", measured},
+               {"pcie_bytes_per_s", p.pcie_bytes_per_s},
+               {"pcie_latency_s", p.pcie_latency_s},
+               {"d2d_bytes_per_s", p.d2d_bytes_per_s},
+               {"tcp_goodput", p.tcp_goodput},
+               {"per_message_s", p.per_message_s},
+               {"server_apply_bytes_per_s", p.server_apply_bytes_per_s},
+               {"rebuild_flops_per_s", p.rebuild_flops_per_s},
+               {"quantize_bytes_per_s", p.quantize_bytes_per_s},
+               {"per_iteration_s", p.per_iteration_s},
+               {"sources", sources}};
 }
 
 std::string sidecar_path(const std::string& profile_path) {

@@ -2,9 +2,8 @@
 // the calibration sidecar that sits next to it (NAME.calibration.json) with everything
 // the profile format has no field for: library versions, algorithms, copy curves, fits.
 #pragma once
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "model/profile.hpp"
 

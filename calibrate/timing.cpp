@@ -40,9 +40,12 @@ double LayerMeasurement::backward_s() const {
 
 const char* to_string(Precision p) {
   switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::bf16: return "bf16";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::bf16:
+      return "bf16";
   }
   return "?";
 }

@@ -14,8 +14,8 @@ KernelTime summarize(const std::string& kernel, std::vector<double> seconds,
                      const std::string& algorithm, double flops = 0);
 
 template <class F>
-KernelTime time_host(const std::string& kernel, const std::string& algorithm,
-                     const TimingPolicy& p, F&& run, double flops = 0) {
+KernelTime time_host(const std::string& kernel, const std::string& algorithm, const TimingPolicy& p,
+                     F&& run, double flops = 0) {
   for (int i = 0; i < p.warmup; ++i) run();
   std::vector<double> s;
   const int n = p.repeats < 1 ? 1 : p.repeats;

@@ -3,13 +3,14 @@
 //   calibrate exchange  a live PS/SFB exchange over TCP -> tcp_goodput, per_message_s
 //   calibrate fit       fit profile parameters to measured iteration times
 // Each writes a profile that `possim run` accepts, and a NAME.calibration.json sidecar.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
-#include <unistd.h>
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/exchange/exchange.hpp"
@@ -36,7 +37,8 @@ const char* kCalibrateUsage =
     "\n"
     "subcommands:\n"
     "  kernels   time every layer of a model (forward, backward-data, backward-filter), the SF\n"
-    "            rebuild GEMMs and host<->device copies; --backend cpu (Eigen) or gpu (cuDNN/cuBLAS)\n"
+    "            rebuild GEMMs and host<->device copies; --backend cpu (Eigen) or gpu "
+    "(cuDNN/cuBLAS)\n"
     "  exchange  a live PS/SFB exchange between processes over TCP (loopback, network namespaces\n"
     "            shaped with tc, or mpirun across nodes); fits bandwidth and per-message cost\n"
     "  fit       fit tcp_goodput, per_message_s, server apply and PCIe rates and compute speed to\n"
@@ -61,27 +63,36 @@ int cmd_kernels(const std::vector<std::string>& args) {
   bool keep_throughput = false, no_copies = false, quiet = false;
   desc.add_options()("model", po::value(&model)->required(), "zoo model name or layer JSON file")(
       "batch", po::value(&batch)->default_value(32), "images per GPU")(
-      "backend", po::value(&backend_name)->default_value("cpu"), "cpu (Eigen) or gpu (cuDNN/cuBLAS)")(
-      "precision", po::value(&precision_name)->default_value("fp32"), "fp32, tf32 or bf16 (gpu only for the last two)")(
-      "repeats", po::value(&repeats), "timed runs per kernel; the median counts (default: gpu 10, cpu 3)")(
+      "backend", po::value(&backend_name)->default_value("cpu"),
+      "cpu (Eigen) or gpu (cuDNN/cuBLAS)")("precision",
+                                           po::value(&precision_name)->default_value("fp32"),
+                                           "fp32, tf32 or bf16 (gpu only for the last two)")(
+      "repeats", po::value(&repeats),
+      "timed runs per kernel; the median counts (default: gpu 10, cpu 3)")(
       "warmup", po::value(&warmup)->default_value(1), "untimed runs per kernel first")(
       "layers", po::value(&layers)->default_value(0),
-      "time only the first N layers (0: all); the rest are estimated from their kind's achieved rate")(
-      "threads", po::value(&threads)->default_value(2), "CPU backend: GEMM threads")(
-      "rebuild-peers", po::value(&peers)->default_value(1), "SF rebuild GEMM inner dimension = batch x peers")(
+      "time only the first N layers (0: all); the rest are estimated from their kind's achieved "
+      "rate")("threads", po::value(&threads)->default_value(2), "CPU backend: GEMM threads")(
+      "rebuild-peers", po::value(&peers)->default_value(1),
+      "SF rebuild GEMM inner dimension = batch x peers")(
       "base", po::value(&base_ref)->default_value("titanx_maxwell"),
       "profile whose fields are kept where nothing was measured (name or file)")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
-      "keep-throughput", po::bool_switch(&keep_throughput), "keep the base profile's throughput points")(
-      "no-copies", po::bool_switch(&no_copies), "skip the copy-bandwidth curve")(
-      "out", po::value(&out)->required(), "profile JSON to write (and NAME.calibration.json beside it)")(
+      "keep-throughput", po::bool_switch(&keep_throughput),
+      "keep the base profile's throughput points")("no-copies", po::bool_switch(&no_copies),
+                                                   "skip the copy-bandwidth curve")(
+      "out", po::value(&out)->required(),
+      "profile JSON to write (and NAME.calibration.json beside it)")(
       "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
   po::positional_options_description pos;
   po::variables_map vm;
   if (!parse("calibrate kernels", args, desc, pos, vm,
-             "--model M [--batch B] [--backend cpu|gpu] [--precision fp32|tf32|bf16] [--repeats R] --out FILE"))
+             "--model M [--batch B] [--backend cpu|gpu] [--precision fp32|tf32|bf16] [--repeats R] "
+             "--out FILE"))
     return 0;
-  if (batch < 1) throw InputError("--batch", "", std::to_string(batch) + " is not a batch size", "an integer >= 1");
+  if (batch < 1)
+    throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",
+                     "an integer >= 1");
   if (warmup < 0) throw InputError("--warmup", "", "is negative", "an integer >= 0");
   if (layers < 0) throw InputError("--layers", "", "is negative", "an integer >= 0");
   if (threads < 1 || threads > 64) throw InputError("--threads", "", "out of range", "1 .. 64");
@@ -106,10 +117,12 @@ int cmd_kernels(const std::vector<std::string>& args) {
   opt.max_layers = layers;
   opt.rebuild_peers = peers;
   if (no_copies) opt.copy_sizes_bytes.clear();
-  if (progress_wanted(quiet)) opt.progress = [](const std::string& s) { std::cerr << "calibrate: " << s << '\n'; };
+  if (progress_wanted(quiet))
+    opt.progress = [](const std::string& s) { std::cerr << "calibrate: " << s << '\n'; };
   if (!quiet)
-    std::cerr << "calibrate: " << net.name << " (" << net.layers.size() << " layers) at batch " << batch << " on "
-              << backend->device() << ", " << repeats << " timed runs per kernel after " << warmup << " warm-up\n";
+    std::cerr << "calibrate: " << net.name << " (" << net.layers.size() << " layers) at batch "
+              << batch << " on " << backend->device() << ", " << repeats
+              << " timed runs per kernel after " << warmup << " warm-up\n";
 
   const cal::KernelCalibration c = cal::calibrate_kernels(net, batch, *backend, opt);
   const Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
@@ -118,20 +131,26 @@ int cmd_kernels(const std::vector<std::string>& args) {
   if (!quiet) {
     double f = 0, b = 0;
     for (const auto& l : c.measured.layers) f += l.forward_s, b += l.backward_s;
-    std::cout << "profile " << p.name << ": " << net.name << " at batch " << batch << " on " << p.device << "\n"
-              << "  forward " << g4(f) << " s + backward " << g4(b) << " s per iteration = " << g4(batch / (f + b))
-              << " images/s (layers only)\n";
+    std::cout << "profile " << p.name << ": " << net.name << " at batch " << batch << " on "
+              << p.device << "\n"
+              << "  forward " << g4(f) << " s + backward " << g4(b)
+              << " s per iteration = " << g4(batch / (f + b)) << " images/s (layers only)\n";
     Table t({"kind", "achieved FLOP/s", "efficiency"});
     for (const auto& [k, r] : c.kind_flops_per_s)
       t.add({to_string(k), si(r, "FLOP/s"), fixed(p.kind_efficiency.at(k), 4)});
     t.print(std::cout);
-    if (c.rebuild_flops_per_s > 0) std::cout << "  SF rebuild: " << si(c.rebuild_flops_per_s, "FLOP/s") << "\n";
+    if (c.rebuild_flops_per_s > 0)
+      std::cout << "  SF rebuild: " << si(c.rebuild_flops_per_s, "FLOP/s") << "\n";
     if (c.copy_fit_ok)
-      std::cout << "  " << (c.copies_cross_a_bus ? "PCIe copies" : "host memcpy (not written: no bus)") << ": "
-                << si(c.copy_fit.rate(), "B/s") << ", " << g4(c.copy_fit.intercept * 1e6) << " us fixed\n";
+      std::cout << "  "
+                << (c.copies_cross_a_bus ? "PCIe copies" : "host memcpy (not written: no bus)")
+                << ": " << si(c.copy_fit.rate(), "B/s") << ", " << g4(c.copy_fit.intercept * 1e6)
+                << " us fixed\n";
     if (!c.estimated_layers.empty())
-      std::cout << "  " << c.estimated_layers.size() << " layers estimated, not timed (--layers " << layers << ")\n";
-    std::cout << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(c.wall_s) << " s)\n";
+      std::cout << "  " << c.estimated_layers.size() << " layers estimated, not timed (--layers "
+                << layers << ")\n";
+    std::cout << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(c.wall_s)
+              << " s)\n";
   }
   return 0;
 }
@@ -151,10 +170,12 @@ std::vector<double> parse_sizes(const std::string& text, const std::string& opti
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
     if (item.empty() || *end != '\0' || !(v >= 1))
-      throw InputError(option, "", "'" + item + "' is not a size in bytes", "comma-separated byte counts, e.g. 262144,1048576");
+      throw InputError(option, "", "'" + item + "' is not a size in bytes",
+                       "comma-separated byte counts, e.g. 262144,1048576");
     out.push_back(v);
   }
-  if (out.size() < 2) throw InputError(option, "", "needs at least two sizes to fit a line", "two or more sizes");
+  if (out.size() < 2)
+    throw InputError(option, "", "needs at least two sizes to fit a line", "two or more sizes");
   return out;
 }
 
@@ -164,35 +185,48 @@ int cmd_exchange(const std::vector<std::string>& args) {
   std::string base_ref, out, name, coordinator, kv_sizes, sf_sizes;
   bool with_apply = false, quiet = false;
   int rank = -1, size = -1;
-  desc.add_options()("workers", po::value(&opt.workers)->default_value(2), "worker processes (nodes)")(
-      "shards", po::value(&opt.shards)->default_value(2), "server shards")(
-      "dedicated-servers", po::bool_switch(&opt.dedicated_servers), "shards on their own nodes (default: on the workers)")(
-      "netns", po::bool_switch(&opt.netns), "run each node in its own network namespace, links shaped with tc (root)")(
-      "rate-gbit", po::value(&opt.rate_gbit)->default_value(1.0), "with --netns: tbf rate of every link, Gbit/s")(
+  desc.add_options()("workers", po::value(&opt.workers)->default_value(2),
+                     "worker processes (nodes)")("shards", po::value(&opt.shards)->default_value(2),
+                                                 "server shards")(
+      "dedicated-servers", po::bool_switch(&opt.dedicated_servers),
+      "shards on their own nodes (default: on the workers)")(
+      "netns", po::bool_switch(&opt.netns),
+      "run each node in its own network namespace, links shaped with tc (root)")(
+      "rate-gbit", po::value(&opt.rate_gbit)->default_value(1.0),
+      "with --netns: tbf rate of every link, Gbit/s")(
       "mtu", po::value(&opt.mtu)->default_value(1500), "with --netns: MTU of the veth links")(
-      "line-gbit", po::value(&opt.line_rate_gbit)->default_value(0), "NIC line rate when known (gives tcp_goodput)")(
+      "line-gbit", po::value(&opt.line_rate_gbit)->default_value(0),
+      "NIC line rate when known (gives tcp_goodput)")(
       "repeats", po::value(&opt.repeats)->default_value(3), "rounds of every message size")(
-      "kv-sizes", po::value(&kv_sizes), "push/pull sizes in bytes, comma-separated (default 256e3..4e6)")(
+      "kv-sizes", po::value(&kv_sizes),
+      "push/pull sizes in bytes, comma-separated (default 256e3..4e6)")(
       "sf-sizes", po::value(&sf_sizes), "SF broadcast sizes in bytes, comma-separated")(
-      "burst", po::value(&opt.burst_count)->default_value(100), "small messages per burst (per-message cost)")(
+      "burst", po::value(&opt.burst_count)->default_value(100),
+      "small messages per burst (per-message cost)")(
       "timeout", po::value(&opt.timeout_s)->default_value(60), "seconds any step may take")(
-      "coordinator", po::value(&coordinator), "HOST:PORT of rank 0, for an mpirun launch across nodes")(
-      "rank", po::value(&rank), "this process's rank (default: from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)")(
+      "coordinator", po::value(&coordinator),
+      "HOST:PORT of rank 0, for an mpirun launch across nodes")(
+      "rank", po::value(&rank),
+      "this process's rank (default: from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)")(
       "size", po::value(&size), "number of ranks (default: from the launcher's environment)")(
-      "with-apply", po::bool_switch(&with_apply), "also write the measured server apply rate into the profile")(
-      "base", po::value(&base_ref)->default_value("titanx_maxwell"), "profile the fitted numbers are merged into")(
+      "with-apply", po::bool_switch(&with_apply),
+      "also write the measured server apply rate into the profile")(
+      "base", po::value(&base_ref)->default_value("titanx_maxwell"),
+      "profile the fitted numbers are merged into")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
       "out", po::value(&out)->required(), "profile JSON to write (rank 0 only under mpirun)")(
       "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
   po::positional_options_description pos;
   po::variables_map vm;
   if (!parse("calibrate exchange", args, desc, pos, vm,
-             "[--netns --rate-gbit 1] [--workers 2 --shards 2] [--coordinator HOST:PORT] --base PROFILE --out FILE"))
+             "[--netns --rate-gbit 1] [--workers 2 --shards 2] [--coordinator HOST:PORT] --base "
+             "PROFILE --out FILE"))
     return 0;
   if (!kv_sizes.empty()) opt.kv_sizes_bytes = parse_sizes(kv_sizes, "--kv-sizes");
   if (!sf_sizes.empty()) opt.sf_sizes_bytes = parse_sizes(sf_sizes, "--sf-sizes");
   if (opt.netns && !coordinator.empty())
-    throw InputError("--netns", "", "namespaces are local; --coordinator is for real nodes", "one of the two");
+    throw InputError("--netns", "", "namespaces are local; --coordinator is for real nodes",
+                     "one of the two");
   if (name.empty()) name = stem(out);
   if (!quiet) opt.progress = [](const std::string& s) { std::cerr << "exchange: " << s << '\n'; };
   const Profile base = load_profile(base_ref, ".");
@@ -200,13 +234,16 @@ int cmd_exchange(const std::vector<std::string>& args) {
   ex::ExchangeResult r;
   if (!coordinator.empty()) {
     const auto colon = coordinator.rfind(':');
-    if (colon == std::string::npos) throw InputError("--coordinator", "", "'" + coordinator + "' has no port", "HOST:PORT");
+    if (colon == std::string::npos)
+      throw InputError("--coordinator", "", "'" + coordinator + "' has no port", "HOST:PORT");
     const std::string host = coordinator.substr(0, colon);
     const int port = std::atoi(coordinator.substr(colon + 1).c_str());
-    if (rank < 0) rank = env_int({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}, -1);
+    if (rank < 0)
+      rank = env_int({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}, -1);
     if (size < 0) size = env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}, -1);
     if (rank < 0 || size < 1)
-      throw InputError("--rank", "", "no rank/size given and none in the environment", "--rank R --size N, or launch with mpirun");
+      throw InputError("--rank", "", "no rank/size given and none in the environment",
+                       "--rank R --size N, or launch with mpirun");
     r = ex::run_rank_exchange(opt, host, port, rank, size);
     if (rank != 0) return 0;
   } else {
@@ -220,29 +257,33 @@ int cmd_exchange(const std::vector<std::string>& args) {
   Profile p = ex::exchange_profile(base, r, name);
   if (with_apply && r.server_apply_bytes_per_s > 0) {
     p.server_apply_bytes_per_s = r.server_apply_bytes_per_s;
-    p.sources["server_apply_bytes_per_s"] = "possim calibrate exchange: shards' parameter updates (p -= lr g over "
-                                            "each pushed KV pair), total bytes / total seconds";
+    p.sources["server_apply_bytes_per_s"] =
+        "possim calibrate exchange: shards' parameter updates (p -= lr g over "
+        "each pushed KV pair), total bytes / total seconds";
   }
   cal::write_profile_with_sidecar(p, ex::exchange_sidecar(r, opt, base), out);
   if (!quiet) {
     Table t({"path", "messages", "bandwidth", "+/-", "intercept us", "R^2"});
     for (const auto& pf : r.paths)
-      t.add({pf.path, std::to_string(pf.fit.points), si(pf.fit.rate(), "B/s"), si(pf.fit.rate_se(), "B/s"),
-             fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
+      t.add({pf.path, std::to_string(pf.fit.points), si(pf.fit.rate(), "B/s"),
+             si(pf.fit.rate_se(), "B/s"), fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
     t.print(std::cout);
     if (r.line_rate_bytes_per_s > 0) {
-      std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s") << ": TCP payload / line = tcp_goodput "
-                << fixed(r.tcp_goodput, 4) << "\n";
+      std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s")
+                << ": TCP payload / line = tcp_goodput " << fixed(r.tcp_goodput, 4) << "\n";
       if (r.wire_bytes_per_s > 0) {
         const double ratio = r.wire_bytes_per_s / r.line_rate_bytes_per_s;
-        std::cout << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes << "): "
-                  << si(r.wire_bytes_per_s, "B/s") << " = " << fixed(ratio, 4) << " of the shaped rate ("
-                  << (std::abs(ratio - 1) <= 0.05 ? "within" : "OUTSIDE") << " 5%)\n";
+        std::cout << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes
+                  << "): " << si(r.wire_bytes_per_s, "B/s") << " = " << fixed(ratio, 4)
+                  << " of the shaped rate (" << (std::abs(ratio - 1) <= 0.05 ? "within" : "OUTSIDE")
+                  << " 5%)\n";
       }
     }
-    std::cout << "per message " << g4(r.per_message_s * 1e6) << " +/- " << g4(r.per_message_se_s * 1e6)
-              << " us; server apply " << si(r.server_apply_bytes_per_s, "B/s") << "\n"
-              << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(r.wall_s) << " s)\n";
+    std::cout << "per message " << g4(r.per_message_s * 1e6) << " +/- "
+              << g4(r.per_message_se_s * 1e6) << " us; server apply "
+              << si(r.server_apply_bytes_per_s, "B/s") << "\n"
+              << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(r.wall_s)
+              << " s)\n";
   }
   return 0;
 }
@@ -255,22 +296,31 @@ int cmd_fit(const std::vector<std::string>& args) {
   double latency_us = 50;
   int shards = 0;
   bool quiet = false;
-  desc.add_options()("measurements", po::value(&meas_path)->required(), "CSV or JSON of measured iteration times")(
+  desc.add_options()("measurements", po::value(&meas_path)->required(),
+                     "CSV or JSON of measured iteration times")(
       "profile", po::value(&base_ref)->required(), "base profile (its other fields are kept)")(
       "out", po::value(&out)->required(), "fitted profile JSON to write")(
-      "free", po::value(&free_list)->default_value("tcp_goodput,per_message_s,server_apply_bytes_per_s,pcie_bytes_per_s,compute_scale"),
+      "free",
+      po::value(&free_list)
+          ->default_value(
+              "tcp_goodput,per_message_s,server_apply_bytes_per_s,pcie_bytes_per_s,compute_scale"),
       "parameters to fit, comma-separated")(
-      "start", po::value(&starts)->multitoken(), "start values NAME=VALUE (default: the base profile's)")(
+      "start", po::value(&starts)->multitoken(),
+      "start values NAME=VALUE (default: the base profile's)")(
       "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
-      "latency-us", po::value(&latency_us)->default_value(50), "one-way latency between nodes, microseconds")(
-      "shards", po::value(&shards)->default_value(0), "server shards (0: one per node, colocated)")(
-      "predict", po::value(&predict_path), "also predict these points (not fitted) with the fitted profile")(
+      "latency-us", po::value(&latency_us)->default_value(50),
+      "one-way latency between nodes, microseconds")("shards", po::value(&shards)->default_value(0),
+                                                     "server shards (0: one per node, colocated)")(
+      "predict", po::value(&predict_path),
+      "also predict these points (not fitted) with the fitted profile")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
       "quiet,q", po::bool_switch(&quiet), "no tables");
   po::positional_options_description pos;
   pos.add("measurements", 1);
   po::variables_map vm;
-  if (!parse("calibrate fit", args, desc, pos, vm, "MEASUREMENTS --profile BASE --out FILE [--free a,b,...]")) return 0;
+  if (!parse("calibrate fit", args, desc, pos, vm,
+             "MEASUREMENTS --profile BASE --out FILE [--free a,b,...]"))
+    return 0;
   if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
   if (!(latency_us >= 0)) throw InputError("--latency-us", "", "is negative", "microseconds >= 0");
   if (name.empty()) name = stem(out);
@@ -286,12 +336,15 @@ int cmd_fit(const std::vector<std::string>& args) {
   }
   for (const auto& s : starts) {
     const auto eq = s.find('=');
-    if (eq == std::string::npos) throw InputError("--start", "", "'" + s + "' has no '='", "NAME=VALUE");
+    if (eq == std::string::npos)
+      throw InputError("--start", "", "'" + s + "' has no '='", "NAME=VALUE");
     const std::string key = s.substr(0, eq);
     cal::check_fit_parameter(key);
     char* end = nullptr;
     const double v = std::strtod(s.c_str() + eq + 1, &end);
-    if (*end != '\0' || !(v > 0)) throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a positive number", "NAME=VALUE > 0");
+    if (*end != '\0' || !(v > 0))
+      throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a positive number",
+                       "NAME=VALUE > 0");
     opt.start[key] = v;
   }
   opt.cluster.latency_s = latency_us * 1e-6;
@@ -303,47 +356,82 @@ int cmd_fit(const std::vector<std::string>& args) {
   std::vector<cal::PointResult> predicted;
   if (!predict_path.empty()) predicted = cal::predict_points(f.fitted, held, opt.cluster);
 
-  nlohmann::json params = nlohmann::json::array(), points = nlohmann::json::array(), held_j = nlohmann::json::array();
+  nlohmann::json params = nlohmann::json::array(), points = nlohmann::json::array(),
+                 held_j = nlohmann::json::array();
   for (std::size_t i = 0; i < f.names.size(); ++i)
-    params.push_back({{"name", f.names[i]}, {"start", f.start[i]}, {"value", f.values[i]},
-                      {"sigma", std::isfinite(f.sigma[i]) ? nlohmann::json(f.sigma[i]) : nlohmann::json("unidentified")}});
+    params.push_back(
+        {{"name", f.names[i]},
+         {"start", f.start[i]},
+         {"value", f.values[i]},
+         {"sigma",
+          std::isfinite(f.sigma[i]) ? nlohmann::json(f.sigma[i]) : nlohmann::json("unidentified")},
+         {"at_bound", f.lm.at_bound[i] < 0   ? "lower"
+                      : f.lm.at_bound[i] > 0 ? "upper"
+                                             : "no"},
+         {"range",
+          {cal::parameter_range(f.names[i]).first, cal::parameter_range(f.names[i]).second}}});
   const auto point_json = [](const cal::PointResult& r) {
-    return nlohmann::json{{"where", r.point.where}, {"model", r.point.model}, {"strategy", r.point.strategy},
-                          {"nodes", r.point.nodes}, {"nic_gbps", r.point.nic_gbps}, {"batch", r.point.batch},
-                          {"measured_s", r.point.iteration_s}, {"predicted_s", r.predicted_s}, {"residual", r.residual}};
+    return nlohmann::json{{"where", r.point.where},
+                          {"model", r.point.model},
+                          {"strategy", r.point.strategy},
+                          {"nodes", r.point.nodes},
+                          {"nic_gbps", r.point.nic_gbps},
+                          {"batch", r.point.batch},
+                          {"measured_s", r.point.iteration_s},
+                          {"predicted_s", r.predicted_s},
+                          {"residual", r.residual}};
   };
   for (const auto& r : f.points) points.push_back(point_json(r));
   for (const auto& r : predicted) held_j.push_back(point_json(r));
-  const nlohmann::json sidecar = {
-      {"kind", "fit"},
-      {"measurements", m.path},
-      {"base_profile", {{"name", base.name}, {"path", base.path}}},
-      {"method", "Levenberg-Marquardt over log-parameters, numeric Jacobian; residual = predicted / measured - 1 "
-                 "(analytic engine); covariance s^2 (J^T J)^-1 with s^2 = SSR / (points - parameters); 1-sigma"},
-      {"assumptions", {{"latency_s", opt.cluster.latency_s}, {"server_shards", shards}, {"placement", "colocated"}}},
-      {"parameters", params},
-      {"correlation", f.correlation},
-      {"points", points},
-      {"rms_residual", f.rms_residual},
-      {"iterations", f.lm.iterations},
-      {"converged", f.lm.converged},
-      {"predicted", held_j}};
+  const nlohmann::json sidecar = {{"kind", "fit"},
+                                  {"measurements", m.path},
+                                  {"base_profile", {{"name", base.name}, {"path", base.path}}},
+                                  {"method",
+                                   "Levenberg-Marquardt over log-parameters, numeric Jacobian; "
+                                   "residual = predicted / measured - 1 "
+                                   "(analytic engine); covariance s^2 (J^T J)^-1 with s^2 = SSR / "
+                                   "(points - parameters); 1-sigma"},
+                                  {"assumptions",
+                                   {{"latency_s", opt.cluster.latency_s},
+                                    {"server_shards", shards},
+                                    {"placement", "colocated"}}},
+                                  {"parameters", params},
+                                  {"correlation", f.correlation},
+                                  {"points", points},
+                                  {"rms_residual", f.rms_residual},
+                                  {"iterations", f.lm.iterations},
+                                  {"converged", f.lm.converged},
+                                  {"predicted", held_j}};
   cal::write_profile_with_sidecar(f.fitted, sidecar, out);
 
   if (!quiet) {
-    std::cout << "fit of " << f.names.size() << " parameters to " << m.points.size() << " points of " << m.path
-              << " (base " << base.name << ", " << f.lm.iterations << " iterations"
+    std::cout << "fit of " << f.names.size() << " parameters to " << m.points.size()
+              << " points of " << m.path << " (base " << base.name << ", best of " << f.starts_tried
+              << " starts, " << f.lm.iterations << " iterations"
               << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
     Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});
-    for (std::size_t i = 0; i < f.names.size(); ++i)
-      t.add({f.names[i], g4(f.start[i]), g4(f.values[i]), std::isfinite(f.sigma[i]) ? g4(f.sigma[i]) : "unidentified",
+    for (std::size_t i = 0; i < f.names.size(); ++i) {
+      const int b = f.lm.at_bound[i];
+      const std::string sigma = b < 0                       ? "at lower bound"
+                                : b > 0                     ? "at upper bound"
+                                : std::isfinite(f.sigma[i]) ? g4(f.sigma[i])
+                                                            : "unidentified";
+      t.add({f.names[i], g4(f.start[i]), g4(f.values[i]), sigma,
              std::isfinite(f.sigma[i]) ? percent(f.sigma[i] / f.values[i]) : "-"});
+    }
     t.print(std::cout);
+    for (std::size_t i = 0; i < f.names.size(); ++i)
+      if (!std::isfinite(f.sigma[i]))
+        std::cout << "note: these points do not determine " << f.names[i]
+                  << " (it never limits an iteration they measured); measure it directly or add "
+                     "points where it does\n";
     const auto table = [](const std::vector<cal::PointResult>& rs) {
-      Table pt({"point", "model", "strategy", "nodes", "Gbit/s", "measured s", "predicted s", "residual"});
+      Table pt({"point", "model", "strategy", "nodes", "Gbit/s", "measured s", "predicted s",
+                "residual"});
       for (const auto& r : rs)
         pt.add({r.point.where, r.point.model, r.point.strategy, std::to_string(r.point.nodes),
-                fixed(r.point.nic_gbps, 1), g4(r.point.iteration_s), g4(r.predicted_s), fixed(100 * r.residual, 2) + "%"});
+                fixed(r.point.nic_gbps, 1), g4(r.point.iteration_s), g4(r.predicted_s),
+                fixed(100 * r.residual, 2) + "%"});
       pt.print(std::cout);
     };
     std::cout << "\n";
@@ -370,7 +458,8 @@ int cmd_calibrate(const std::vector<std::string>& args) {
   if (sub == "kernels") return cmd_kernels(rest);
   if (sub == "exchange") return cmd_exchange(rest);
   if (sub == "fit") return cmd_fit(rest);
-  throw InputError("possim calibrate", "command line", "unknown subcommand '" + sub + "'", "kernels, exchange or fit");
+  throw InputError("possim calibrate", "command line", "unknown subcommand '" + sub + "'",
+                   "kernels, exchange or fit");
 }
 
 }  // namespace possim::cli

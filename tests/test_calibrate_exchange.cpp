@@ -2,19 +2,18 @@
 // (ranks meeting at a coordinator), and network namespaces joined by tc-shaped veth links,
 // where the fitted bandwidth must match the shaped rate. The namespace tests need root and
 // iproute2; where namespaces cannot be created they FAIL with the reason, never skip.
-#include <catch2/catch.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <set>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "calibrate/exchange/exchange.hpp"
@@ -49,8 +48,9 @@ std::size_t expected_samples(const ExchangeOptions& o) {
     int remote_shards = 0;
     for (int s = 0; s < o.shards; ++s) remote_shards += o.shard_node(s) != w;
     const std::size_t conns = std::size_t(o.nodes() - 1);
-    n += std::size_t(o.repeats) * (o.kv_sizes_bytes.size() * std::size_t(remote_shards) * 2 +
-                                   o.sf_sizes_bytes.size() * std::size_t(o.workers - 1) + conns * 2);
+    n +=
+        std::size_t(o.repeats) * (o.kv_sizes_bytes.size() * std::size_t(remote_shards) * 2 +
+                                  o.sf_sizes_bytes.size() * std::size_t(o.workers - 1) + conns * 2);
   }
   return n;
 }
@@ -60,7 +60,8 @@ std::vector<std::string> my_namespaces() {
   const std::string prefix = "psm" + std::to_string(::getpid()) + "-";
   std::error_code ec;
   for (const auto& e : fs::directory_iterator("/var/run/netns", ec))
-    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().filename().string());
+    if (e.path().filename().string().rfind(prefix, 0) == 0)
+      out.push_back(e.path().filename().string());
   return out;
 }
 
@@ -71,7 +72,8 @@ struct Output {
 
 Output run_possim(const std::string& args, const fs::path& cwd) {
   const fs::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" + err_file.string() + "'";
+  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
+                          err_file.string() + "'";
   Output o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -86,7 +88,8 @@ Output run_possim(const std::string& args, const fs::path& cwd) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("possim_exch_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("possim_exch_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -121,14 +124,17 @@ TEST_CASE("loopback exchange times every message and fits each path", "[exchange
   const Profile p = exchange_profile(base, r, "ex_loop");
   CHECK(p.per_message_s == r.per_message_s);
   CHECK(p.tcp_goodput == base.tcp_goodput);
-  CHECK(p.sources.at("per_message_s").find("possim calibrate exchange (loopback") != std::string::npos);
+  CHECK(p.sources.at("per_message_s").find("possim calibrate exchange (loopback") !=
+        std::string::npos);
   const fs::path dir = scratch("loop");
-  calibrate::write_profile_with_sidecar(p, exchange_sidecar(r, o, base), (dir / "ex.json").string());
+  calibrate::write_profile_with_sidecar(p, exchange_sidecar(r, o, base),
+                                        (dir / "ex.json").string());
   CHECK(load_profile((dir / "ex.json").string()).per_message_s == Approx(r.per_message_s));
   fs::remove_all(dir);
 }
 
-TEST_CASE("an mpirun-style launch meets at the coordinator and measures the same paths", "[exchange]") {
+TEST_CASE("an mpirun-style launch meets at the coordinator and measures the same paths",
+          "[exchange]") {
   ExchangeOptions o = small_options();
   o.kv_sizes_bytes = {64e3, 256e3};
   o.sf_sizes_bytes = {64e3, 256e3};
@@ -170,10 +176,12 @@ TEST_CASE("an mpirun-style launch meets at the coordinator and measures the same
   CHECK(r.mode == "mpi");
   CHECK(r.samples.size() == expected_samples(o));
   CHECK(r.network_bytes_per_s > 0);
-  CHECK_THROWS_AS(run_rank_exchange(o, "127.0.0.1", port, 0, size + 1), InputError);  // one rank per node
+  CHECK_THROWS_AS(run_rank_exchange(o, "127.0.0.1", port, 0, size + 1),
+                  InputError);  // one rank per node
 }
 
-TEST_CASE("namespace exchange: fitted bandwidth matches the tc-shaped 1 Gbit/s within 5%", "[exchange][netns]") {
+TEST_CASE("namespace exchange: fitted bandwidth matches the tc-shaped 1 Gbit/s within 5%",
+          "[exchange][netns]") {
   ExchangeOptions o = small_options();
   o.netns = true;
   o.rate_gbit = 1.0;
@@ -182,12 +190,14 @@ TEST_CASE("namespace exchange: fitted bandwidth matches the tc-shaped 1 Gbit/s w
   try {
     r = run_local_exchange(o);
   } catch (const NetnsError& e) {
-    FAIL("cannot create network namespaces, so the exchange cannot be checked against a shaped link "
-         "(this test needs root and iproute2, and must not be skipped): " << e.what());
+    FAIL(
+        "cannot create network namespaces, so the exchange cannot be checked against a shaped link "
+        "(this test needs root and iproute2, and must not be skipped): "
+        << e.what());
   }
   const double shaped = 1e9 / 8;
-  INFO("TCP payload " << r.network_bytes_per_s << " B/s, on the wire " << r.wire_bytes_per_s << " B/s, shaped "
-                      << shaped << " B/s, MSS " << r.mss_bytes);
+  INFO("TCP payload " << r.network_bytes_per_s << " B/s, on the wire " << r.wire_bytes_per_s
+                      << " B/s, shaped " << shaped << " B/s, MSS " << r.mss_bytes);
   CHECK(r.mode == "netns");
   REQUIRE(r.samples.size() == expected_samples(o));
   REQUIRE(r.mss_bytes > 0);
@@ -213,7 +223,8 @@ TEST_CASE("namespace exchange: fitted bandwidth matches the tc-shaped 1 Gbit/s w
   CHECK(p.sources.at("tcp_goodput").find("line rate 1.25e+08") != std::string::npos);
 }
 
-TEST_CASE("namespace cluster is deleted on every path, stale ones of dead processes too", "[exchange][netns]") {
+TEST_CASE("namespace cluster is deleted on every path, stale ones of dead processes too",
+          "[exchange][netns]") {
   NetnsOptions no;
   no.nodes = 2;
   no.rate_gbit = 1;
@@ -242,10 +253,13 @@ TEST_CASE("namespace cluster is deleted on every path, stale ones of dead proces
   CHECK(my_namespaces().empty());
 }
 
-TEST_CASE("possim calibrate exchange writes a profile; bad options are one line", "[exchange][cli]") {
+TEST_CASE("possim calibrate exchange writes a profile; bad options are one line",
+          "[exchange][cli]") {
   const fs::path dir = scratch("cli");
-  const Output o = run_possim("calibrate exchange --repeats 1 --kv-sizes 65536,262144 --sf-sizes 65536,262144 "
-                              "--base titanx_maxwell --out ex.json", dir);
+  const Output o = run_possim(
+      "calibrate exchange --repeats 1 --kv-sizes 65536,262144 --sf-sizes 65536,262144 "
+      "--base titanx_maxwell --out ex.json",
+      dir);
   INFO(o.err);
   REQUIRE(o.status == 0);
   CHECK(o.out.find("per message") != std::string::npos);

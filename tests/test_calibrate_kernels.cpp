@@ -1,9 +1,11 @@
 // The calibrator's kernels: CPU kernels against naive loops on tiny inputs, gradients
 // against finite differences, the CPU backend's timings, the profile it writes (loaded
 // back, accepted by `possim run`), and the GPU backend's message where it cannot run.
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,8 +13,6 @@
 #include <functional>
 #include <random>
 #include <set>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "calibrate/cpu_kernels.hpp"
 #include "calibrate/kernel_backend.hpp"
@@ -71,9 +71,9 @@ void naive_conv(const cpu::ConvGeom& g, const std::vector<float>& x, const std::
 }
 
 // Adjoints of the naive convolution: dx and dw for a given dy.
-void naive_conv_grads(const cpu::ConvGeom& g, const std::vector<float>& x, const std::vector<float>& w,
-                      const std::vector<float>& dy, std::vector<float>& dx, std::vector<float>& dw,
-                      std::vector<float>& db) {
+void naive_conv_grads(const cpu::ConvGeom& g, const std::vector<float>& x,
+                      const std::vector<float>& w, const std::vector<float>& dy,
+                      std::vector<float>& dx, std::vector<float>& dw, std::vector<float>& db) {
   const auto cg = g.c / g.groups, kg = g.k / g.groups;
   dx.assign(x.size(), 0);
   dw.assign(w.size(), 0);
@@ -99,8 +99,8 @@ void naive_conv_grads(const cpu::ConvGeom& g, const std::vector<float>& x, const
     }
 }
 
-cpu::ConvGeom geom(cpu::i64 n, cpu::i64 c, cpu::i64 h, cpu::i64 w, cpu::i64 k, int kh, int kw, int stride,
-                   int pad_h, int pad_w, int groups) {
+cpu::ConvGeom geom(cpu::i64 n, cpu::i64 c, cpu::i64 h, cpu::i64 w, cpu::i64 k, int kh, int kw,
+                   int stride, int pad_h, int pad_w, int groups) {
   cpu::ConvGeom g;
   g.n = n, g.c = c, g.h = h, g.w = w, g.k = k, g.kh = kh, g.kw = kw, g.stride = stride;
   g.pad_h = pad_h, g.pad_w = pad_w, g.groups = groups;
@@ -116,7 +116,8 @@ struct Output {
 
 Output run_possim(const std::string& args, const fs::path& cwd) {
   const fs::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" + err_file.string() + "'";
+  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
+                          err_file.string() + "'";
   Output o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -131,7 +132,8 @@ Output run_possim(const std::string& args, const fs::path& cwd) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("possim_cal_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("possim_cal_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -142,11 +144,12 @@ fs::path scratch(const std::string& name) {
 TEST_CASE("convolution kernels match a naive loop", "[calibrate]") {
   // Padding, stride 2, two groups, rectangular kernels, and the direct 1x1 path.
   const std::vector<cpu::ConvGeom> cases = {
-      geom(2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1),  geom(2, 4, 9, 9, 6, 3, 3, 2, 1, 1, 2),
-      geom(1, 2, 5, 8, 3, 1, 3, 1, 0, 1, 1),  geom(3, 6, 4, 4, 8, 1, 1, 1, 0, 0, 2),
+      geom(2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1), geom(2, 4, 9, 9, 6, 3, 3, 2, 1, 1, 2),
+      geom(1, 2, 5, 8, 3, 1, 3, 1, 0, 1, 1), geom(3, 6, 4, 4, 8, 1, 1, 1, 0, 0, 2),
       geom(1, 3, 11, 11, 5, 5, 5, 4, 2, 2, 1)};
   for (const cpu::ConvGeom& g : cases) {
-    INFO("c " << g.c << " k " << g.k << " kernel " << g.kh << "x" << g.kw << " stride " << g.stride << " groups " << g.groups);
+    INFO("c " << g.c << " k " << g.k << " kernel " << g.kh << "x" << g.kw << " stride " << g.stride
+              << " groups " << g.groups);
     const auto x = random_vec(std::size_t(g.n * g.c * g.h * g.w), 1);
     const auto w = random_vec(std::size_t(g.k * (g.c / g.groups) * g.kh * g.kw), 2);
     const auto b = random_vec(std::size_t(g.k), 3);
@@ -158,7 +161,8 @@ TEST_CASE("convolution kernels match a naive loop", "[calibrate]") {
     naive_conv(g, x, w, b, want_y);
     check_close(y, want_y, 1e-4);
 
-    std::vector<float> dx(x.size(), 7.0f), dw(w.size(), 7.0f), db(b.size(), 7.0f), want_dx, want_dw, want_db;
+    std::vector<float> dx(x.size(), 7.0f), dw(w.size(), 7.0f), db(b.size(), 7.0f), want_dx, want_dw,
+        want_db;
     cpu::conv_backward_data(g, dy.data(), w.data(), dx.data(), col.data());
     cpu::conv_backward_filter(g, x.data(), dy.data(), dw.data(), db.data(), col.data());
     naive_conv_grads(g, x, w, dy, want_dx, want_dw, want_db);
@@ -172,20 +176,23 @@ TEST_CASE("FC GEMMs and the SF rebuild match naive loops", "[calibrate]") {
   const cpu::i64 n = 5, m = 7, in = 11;
   const auto x = random_vec(std::size_t(n * in), 1), w = random_vec(std::size_t(m * in), 2),
              b = random_vec(std::size_t(m), 3), dy = random_vec(std::size_t(n * m), 4);
-  std::vector<float> y(std::size_t(n * m)), dx(std::size_t(n * in)), dw(std::size_t(m * in)), db(static_cast<std::size_t>(m));
+  std::vector<float> y(std::size_t(n * m)), dx(std::size_t(n * in)), dw(std::size_t(m * in)),
+      db(static_cast<std::size_t>(m));
   cpu::fc_forward(n, m, in, x.data(), w.data(), b.data(), y.data());
   cpu::fc_backward_data(n, m, in, dy.data(), w.data(), dx.data());
   cpu::fc_backward_filter(n, m, in, x.data(), dy.data(), dw.data(), db.data());
   for (cpu::i64 r = 0; r < n; ++r)
     for (cpu::i64 o = 0; o < m; ++o) {
       double s = b[std::size_t(o)];
-      for (cpu::i64 i = 0; i < in; ++i) s += double(x[std::size_t(r * in + i)]) * w[std::size_t(o * in + i)];
+      for (cpu::i64 i = 0; i < in; ++i)
+        s += double(x[std::size_t(r * in + i)]) * w[std::size_t(o * in + i)];
       CHECK(y[std::size_t(r * m + o)] == Approx(s).margin(1e-5));
     }
   for (cpu::i64 r = 0; r < n; ++r)
     for (cpu::i64 i = 0; i < in; ++i) {
       double s = 0;
-      for (cpu::i64 o = 0; o < m; ++o) s += double(dy[std::size_t(r * m + o)]) * w[std::size_t(o * in + i)];
+      for (cpu::i64 o = 0; o < m; ++o)
+        s += double(dy[std::size_t(r * m + o)]) * w[std::size_t(o * in + i)];
       CHECK(dx[std::size_t(r * in + i)] == Approx(s).margin(1e-5));
     }
   for (cpu::i64 o = 0; o < m; ++o) {
@@ -194,7 +201,8 @@ TEST_CASE("FC GEMMs and the SF rebuild match naive loops", "[calibrate]") {
     CHECK(db[std::size_t(o)] == Approx(sb).margin(1e-5));
     for (cpu::i64 i = 0; i < in; ++i) {
       double s = 0;
-      for (cpu::i64 r = 0; r < n; ++r) s += double(dy[std::size_t(r * m + o)]) * x[std::size_t(r * in + i)];
+      for (cpu::i64 r = 0; r < n; ++r)
+        s += double(dy[std::size_t(r * m + o)]) * x[std::size_t(r * in + i)];
       CHECK(dw[std::size_t(o * in + i)] == Approx(s).margin(1e-5));
     }
   }
@@ -206,7 +214,8 @@ TEST_CASE("FC GEMMs and the SF rebuild match naive loops", "[calibrate]") {
   for (cpu::i64 i = 0; i < M; ++i)
     for (cpu::i64 j = 0; j < N; ++j) {
       double s = 0;
-      for (cpu::i64 k = 0; k < K; ++k) s += double(u[std::size_t(i * K + k)]) * v[std::size_t(k * N + j)];
+      for (cpu::i64 k = 0; k < K; ++k)
+        s += double(u[std::size_t(i * K + k)]) * v[std::size_t(k * N + j)];
       CHECK(grad[std::size_t(i * N + j)] == Approx(s).margin(1e-5));
     }
 }
@@ -242,44 +251,54 @@ TEST_CASE("BatchNorm, LRN and softmax backward passes match finite differences",
   auto x = random_vec(std::size_t(count), 21);
   const auto wgt = random_vec(std::size_t(count), 22);  // loss = sum(wgt * y), so dy = wgt
   // Each pass: forward into y; loss; analytic dx from backward(dy = wgt).
-  const auto check_pass = [&](const std::function<void(const std::vector<float>&, std::vector<float>&)>& fwd,
-                              const std::vector<float>& dx, double tol) {
-    const auto loss = [&](const std::vector<float>& in) {
-      std::vector<float> y(in.size());
-      fwd(in, y);
-      double s = 0;
-      for (std::size_t i = 0; i < y.size(); ++i) s += double(wgt[i]) * y[i];
-      return s;
-    };
-    for (std::size_t i = 0; i < x.size(); i += 7) {
-      auto a = x, b = x;
-      const float h = 1e-2f;
-      a[i] += h;
-      b[i] -= h;
-      const double numeric = (loss(a) - loss(b)) / (2 * h);
-      INFO("element " << i);
-      CHECK(dx[i] == Approx(numeric).margin(tol).epsilon(tol));
-    }
-  };
+  const auto check_pass =
+      [&](const std::function<void(const std::vector<float>&, std::vector<float>&)>& fwd,
+          const std::vector<float>& dx, double tol) {
+        const auto loss = [&](const std::vector<float>& in) {
+          std::vector<float> y(in.size());
+          fwd(in, y);
+          double s = 0;
+          for (std::size_t i = 0; i < y.size(); ++i) s += double(wgt[i]) * y[i];
+          return s;
+        };
+        for (std::size_t i = 0; i < x.size(); i += 7) {
+          auto a = x, b = x;
+          const float h = 1e-2f;
+          a[i] += h;
+          b[i] -= h;
+          const double numeric = (loss(a) - loss(b)) / (2 * h);
+          INFO("element " << i);
+          CHECK(dx[i] == Approx(numeric).margin(tol).epsilon(tol));
+        }
+      };
   SECTION("batchnorm") {
     const auto gamma = random_vec(std::size_t(c), 23), beta = random_vec(std::size_t(c), 24);
-    std::vector<float> y(x.size()), mean(static_cast<std::size_t>(c)), inv(static_cast<std::size_t>(c)), dx(x.size()), dg(static_cast<std::size_t>(c)), dbt(static_cast<std::size_t>(c));
-    cpu::bn_forward(n, c, hw, x.data(), gamma.data(), beta.data(), y.data(), mean.data(), inv.data());
-    cpu::bn_backward(n, c, hw, x.data(), wgt.data(), gamma.data(), mean.data(), inv.data(), dx.data(), dg.data(), dbt.data());
-    check_pass([&](const std::vector<float>& in, std::vector<float>& out) {
-      std::vector<float> m(static_cast<std::size_t>(c)), s(static_cast<std::size_t>(c));
-      cpu::bn_forward(n, c, hw, in.data(), gamma.data(), beta.data(), out.data(), m.data(), s.data());
-    }, dx, 2e-2);
+    std::vector<float> y(x.size()), mean(static_cast<std::size_t>(c)),
+        inv(static_cast<std::size_t>(c)), dx(x.size()), dg(static_cast<std::size_t>(c)),
+        dbt(static_cast<std::size_t>(c));
+    cpu::bn_forward(n, c, hw, x.data(), gamma.data(), beta.data(), y.data(), mean.data(),
+                    inv.data());
+    cpu::bn_backward(n, c, hw, x.data(), wgt.data(), gamma.data(), mean.data(), inv.data(),
+                     dx.data(), dg.data(), dbt.data());
+    check_pass(
+        [&](const std::vector<float>& in, std::vector<float>& out) {
+          std::vector<float> m(static_cast<std::size_t>(c)), s(static_cast<std::size_t>(c));
+          cpu::bn_forward(n, c, hw, in.data(), gamma.data(), beta.data(), out.data(), m.data(),
+                          s.data());
+        },
+        dx, 2e-2);
   }
   SECTION("lrn") {
     for (auto& v : x) v *= 30;  // large enough that the normalization matters
     std::vector<float> y(x.size()), scale(x.size()), dx(x.size());
     cpu::lrn_forward(n, c, hw, 5, x.data(), y.data(), scale.data());
     cpu::lrn_backward(n, c, hw, 5, x.data(), y.data(), scale.data(), wgt.data(), dx.data());
-    check_pass([&](const std::vector<float>& in, std::vector<float>& out) {
-      std::vector<float> s(in.size());
-      cpu::lrn_forward(n, c, hw, 5, in.data(), out.data(), s.data());
-    }, dx, 2e-2);
+    check_pass(
+        [&](const std::vector<float>& in, std::vector<float>& out) {
+          std::vector<float> s(in.size());
+          cpu::lrn_forward(n, c, hw, 5, in.data(), out.data(), s.data());
+        },
+        dx, 2e-2);
   }
   SECTION("softmax") {
     std::vector<float> y(x.size()), dx(x.size());
@@ -288,9 +307,11 @@ TEST_CASE("BatchNorm, LRN and softmax backward passes match finite differences",
     for (cpu::i64 i = 0; i < c * hw; ++i) total += y[std::size_t(i)];
     CHECK(total == Approx(1.0).epsilon(1e-5));
     cpu::softmax_backward(n, c * hw, y.data(), wgt.data(), dx.data());
-    check_pass([&](const std::vector<float>& in, std::vector<float>& out) {
-      cpu::softmax_forward(n, c * hw, in.data(), out.data());
-    }, dx, 2e-2);
+    check_pass(
+        [&](const std::vector<float>& in, std::vector<float>& out) {
+          cpu::softmax_forward(n, c * hw, in.data(), out.data());
+        },
+        dx, 2e-2);
   }
 }
 
@@ -369,7 +390,8 @@ TEST_CASE("GPU backend request without a usable device gives one clear message",
   }
 }
 
-TEST_CASE("calibrated profile loads back and its measured block drives the analytic engine", "[calibrate]") {
+TEST_CASE("calibrated profile loads back and its measured block drives the analytic engine",
+          "[calibrate]") {
   const Network net = make_zoo_network("cifar10_quick");
   auto backend = make_backend("cpu", Precision::fp32, 1);
   KernelRunOptions opt;
@@ -391,7 +413,8 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
   }
   CHECK(p.throughput.empty());
   CHECK(p.pcie_bytes_per_s == base.pcie_bytes_per_s);  // a CPU has no PCIe to measure
-  CHECK(p.sources.at("pcie_bytes_per_s").find("from base profile titanx_maxwell") != std::string::npos);
+  CHECK(p.sources.at("pcie_bytes_per_s").find("from base profile titanx_maxwell") !=
+        std::string::npos);
   CHECK(p.sources.at("tcp_goodput").find("from base profile titanx_maxwell") != std::string::npos);
 
   const fs::path dir = scratch("kernels");
@@ -444,13 +467,16 @@ TEST_CASE("--layers bounds the work and labels the estimated layers", "[calibrat
     CHECK(std::isfinite(t.backward_s));
   }
   const Profile p = calibrated_profile(load_profile("titanx_maxwell"), cal, "partial");
-  CHECK(p.measured.back().source.find("only the first 4 of 12 layers were timed") != std::string::npos);
+  CHECK(p.measured.back().source.find("only the first 4 of 12 layers were timed") !=
+        std::string::npos);
 }
 
 TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "[calibrate][cli]") {
   const fs::path dir = scratch("cli_kernels");
-  const Output o = run_possim("calibrate kernels --model cifar10_quick --batch 8 --backend cpu --repeats 1 --threads 1 "
-                              "--out cq.json -q", dir);
+  const Output o = run_possim(
+      "calibrate kernels --model cifar10_quick --batch 8 --backend cpu --repeats 1 --threads 1 "
+      "--out cq.json -q",
+      dir);
   INFO(o.err);
   REQUIRE(o.status == 0);
   REQUIRE(fs::exists(dir / "cq.json"));
@@ -470,10 +496,12 @@ TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "
   CHECK(fs::exists(dir / "res" / "results.json"));
 
   // Bad input: one line, exit 2; no GPU: one clear line, exit 1; nothing written either way.
-  const Output bad = run_possim("calibrate kernels --model cifar10_quick --precision fp8 --out x.json", dir);
+  const Output bad =
+      run_possim("calibrate kernels --model cifar10_quick --precision fp8 --out x.json", dir);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--precision") != std::string::npos);
-  const Output gpu = run_possim("calibrate kernels --model cifar10_quick --batch 2 --backend gpu --out g.json -q", dir);
+  const Output gpu = run_possim(
+      "calibrate kernels --model cifar10_quick --batch 2 --backend gpu --out g.json -q", dir);
   if (gpu.status != 0) {
     CHECK(gpu.status == 1);
     CHECK((gpu.err.find("no CUDA device: use --backend cpu") != std::string::npos ||

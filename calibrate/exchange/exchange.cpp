@@ -43,55 +43,68 @@ void check_options(const ExchangeOptions& opt) {
   std::vector<double> all = opt.kv_sizes_bytes;
   all.insert(all.end(), opt.sf_sizes_bytes.begin(), opt.sf_sizes_bytes.end());
   for (double b : all)
-    if (!(b >= 1 && b <= 1e9)) throw InputError("--sizes", "", "message size " + fmt(b) + " out of range", "1 byte .. 1 GB");
-  if (opt.netns && !(opt.rate_gbit > 0)) throw InputError("--rate-gbit", "", "must be positive", "Gbit/s > 0");
+    if (!(b >= 1 && b <= 1e9))
+      throw InputError("--sizes", "", "message size " + fmt(b) + " out of range", "1 byte .. 1 GB");
+  if (opt.netns && !(opt.rate_gbit > 0))
+    throw InputError("--rate-gbit", "", "must be positive", "Gbit/s > 0");
 }
 
 // Drive the nodes behind `controls` (index = node id) through one exchange.
-json coordinate(std::vector<Fd>& controls, const ExchangeOptions& opt, json& roster, std::vector<json>& stats,
-               int& mss) {
+json coordinate(std::vector<Fd>& controls, const ExchangeOptions& opt, json& roster,
+                std::vector<json>& stats, int& mss) {
   const int n = int(controls.size());
   for (auto& c : controls) set_timeouts(c.get(), opt.timeout_s);
   roster = json::array();
   for (int i = 0; i < n; ++i) {
     const json hello = recv_json(controls[std::size_t(i)].get());
-    if (hello.value("type", "") != "hello") throw std::runtime_error("node " + std::to_string(i) + " did not say hello");
+    if (hello.value("type", "") != "hello")
+      throw std::runtime_error("node " + std::to_string(i) + " did not say hello");
     roster.push_back({{"id", i}, {"address", hello["address"]}, {"port", hello["port"]}});
   }
   std::vector<int> shard_node, workers;
   for (int s = 0; s < opt.shards; ++s) shard_node.push_back(opt.shard_node(s));
   for (int w = 0; w < opt.workers; ++w) workers.push_back(w);
-  const json plan = {{"kv_sizes", opt.kv_sizes_bytes}, {"sf_sizes", opt.sf_sizes_bytes}, {"repeats", opt.repeats},
-                     {"warmup", opt.warmup},           {"burst_count", opt.burst_count},
-                     {"burst_bytes", opt.burst_bytes}};
+  const json plan = {{"kv_sizes", opt.kv_sizes_bytes}, {"sf_sizes", opt.sf_sizes_bytes},
+                     {"repeats", opt.repeats},         {"warmup", opt.warmup},
+                     {"burst_count", opt.burst_count}, {"burst_bytes", opt.burst_bytes}};
   for (int i = 0; i < n; ++i) {
     json hosted = json::array();
     for (int s = 0; s < opt.shards; ++s)
       if (shard_node[std::size_t(s)] == i) hosted.push_back(s);
-    send_json(controls[std::size_t(i)].get(), {{"type", "setup"}, {"id", i}, {"worker", i < opt.workers},
-                                               {"hosted_shards", hosted}, {"roster", roster},
-                                               {"shard_node", shard_node}, {"workers", workers}, {"plan", plan}});
+    send_json(controls[std::size_t(i)].get(), {{"type", "setup"},
+                                               {"id", i},
+                                               {"worker", i < opt.workers},
+                                               {"hosted_shards", hosted},
+                                               {"roster", roster},
+                                               {"shard_node", shard_node},
+                                               {"workers", workers},
+                                               {"plan", plan}});
   }
   for (int i = 0; i < n; ++i) {
     const json ready = recv_json(controls[std::size_t(i)].get());
-    if (ready.value("type", "") != "ready") throw std::runtime_error("node " + std::to_string(i) + " is not ready");
+    if (ready.value("type", "") != "ready")
+      throw std::runtime_error("node " + std::to_string(i) + " is not ready");
   }
   json samples = json::array();
   for (int w : workers) {  // one worker at a time: each path is measured without contention
     send_json(controls[std::size_t(w)].get(), {{"type", "run"}});
     const json reply = recv_json(controls[std::size_t(w)].get());
-    if (reply.value("type", "") != "samples") throw std::runtime_error("worker " + std::to_string(w) + " sent no samples");
+    if (reply.value("type", "") != "samples")
+      throw std::runtime_error("worker " + std::to_string(w) + " sent no samples");
     for (const json& s : reply["samples"]) samples.push_back(s);
     if (reply.contains("mss_bytes")) {
       const int m = reply["mss_bytes"];
       mss = mss == 0 ? m : std::min(mss, m);
     }
-    if (opt.progress) opt.progress("worker " + std::to_string(w) + ": " + std::to_string(reply["samples"].size()) + " messages timed");
+    if (opt.progress)
+      opt.progress("worker " + std::to_string(w) + ": " + std::to_string(reply["samples"].size()) +
+                   " messages timed");
   }
   for (int i = 0; i < n; ++i) send_json(controls[std::size_t(i)].get(), {{"type", "quit"}});
   for (int i = 0; i < n; ++i) {
     const json st = recv_json(controls[std::size_t(i)].get());
-    if (st.value("type", "") != "stats") throw std::runtime_error("node " + std::to_string(i) + " sent no stats");
+    if (st.value("type", "") != "stats")
+      throw std::runtime_error("node " + std::to_string(i) + " sent no stats");
     stats.push_back(st);
   }
   return samples;
@@ -107,7 +120,10 @@ std::string reap(std::vector<pid_t>& pids, double timeout_s) {
     for (;;) {
       const pid_t r = ::waitpid(pids[i], &status, WNOHANG);
       if (r == pids[i]) break;
-      if (r < 0) { status = 0; break; }
+      if (r < 0) {
+        status = 0;
+        break;
+      }
       if (Clock::now() > deadline) {
         ::kill(pids[i], SIGKILL);
         ::waitpid(pids[i], &status, 0);
@@ -138,7 +154,8 @@ void kill_all(std::vector<pid_t>& pids) {
 pid_t spawn_node(std::vector<Fd>& controls, const std::string& address, double timeout_s,
                  const std::function<void()>& setup) {
   int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) throw std::runtime_error("socketpair failed");
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    throw std::runtime_error("socketpair failed");
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = ::fork();
@@ -151,7 +168,8 @@ pid_t spawn_node(std::vector<Fd>& controls, const std::string& address, double t
     int rc = 1;
     try {
       ::close(sv[0]);
-      for (auto& c : controls) ::close(c.get());  // other nodes' channels (not released: no destructors run)
+      for (auto& c : controls)
+        ::close(c.get());  // other nodes' channels (not released: no destructors run)
       if (setup) setup();
       rc = run_node(sv[1], address, timeout_s);
     } catch (const std::exception& e) {
@@ -168,8 +186,9 @@ pid_t spawn_node(std::vector<Fd>& controls, const std::string& address, double t
   return pid;
 }
 
-ExchangeResult finish(const ExchangeOptions& opt, const std::string& mode, json samples, json roster,
-                      const std::vector<json>& stats, Clock::time_point t0, json topology, int mss) {
+ExchangeResult finish(const ExchangeOptions& opt, const std::string& mode, json samples,
+                      json roster, const std::vector<json>& stats, Clock::time_point t0,
+                      json topology, int mss) {
   ExchangeResult r;
   r.mode = mode;
   r.mss_bytes = mss;
@@ -179,7 +198,8 @@ ExchangeResult finish(const ExchangeOptions& opt, const std::string& mode, json 
   r.topology = std::move(topology);
   r.line_rate_bytes_per_s = (opt.netns ? opt.rate_gbit : opt.line_rate_gbit) * 1e9 / 8;
   fit_samples(r, json(stats));
-  if (r.mss_bytes > 0 && r.mtu > 0) r.wire_bytes_per_s = r.network_bytes_per_s * (r.mtu + 14.0) / r.mss_bytes;
+  if (r.mss_bytes > 0 && r.mtu > 0)
+    r.wire_bytes_per_s = r.network_bytes_per_s * (r.mtu + 14.0) / r.mss_bytes;
   r.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
@@ -212,7 +232,8 @@ void fit_samples(ExchangeResult& r, const json& node_stats) {
   r.network = fit_line(ax, ay);
   r.paths.push_back({"all", r.network});
   r.network_bytes_per_s = r.network.rate();
-  if (!(r.network_bytes_per_s > 0)) throw std::runtime_error("exchange: the fitted bandwidth is not positive");
+  if (!(r.network_bytes_per_s > 0))
+    throw std::runtime_error("exchange: the fitted bandwidth is not positive");
   if (r.line_rate_bytes_per_s > 0) r.tcp_goodput = r.network_bytes_per_s / r.line_rate_bytes_per_s;
 
   // Per message: (burst of n - one message) / (n - 1), less the wire time of one message.
@@ -221,7 +242,8 @@ void fit_samples(ExchangeResult& r, const json& node_stats) {
     const auto& ps = pings[key];
     for (std::size_t i = 0; i < bs.size() && i < ps.size(); ++i) {
       const double n = (*bs[i])["count"], bytes = (*bs[i])["bytes"];
-      const double marginal = ((*bs[i])["seconds"].get<double>() - (*ps[i])["seconds"].get<double>()) / (n - 1);
+      const double marginal =
+          ((*bs[i])["seconds"].get<double>() - (*ps[i])["seconds"].get<double>()) / (n - 1);
       per.push_back(marginal - (bytes + 16) / r.network_bytes_per_s);
     }
   }
@@ -232,7 +254,8 @@ void fit_samples(ExchangeResult& r, const json& node_stats) {
     double var = 0;
     for (double v : per) var += (v - mean) * (v - mean);
     r.per_message_s = std::max(0.0, median(per));
-    r.per_message_se_s = per.size() > 1 ? std::sqrt(var / double(per.size() - 1) / double(per.size())) : 0;
+    r.per_message_se_s =
+        per.size() > 1 ? std::sqrt(var / double(per.size() - 1) / double(per.size())) : 0;
   }
   double ab = 0, as = 0;
   for (const json& st : node_stats) {
@@ -246,7 +269,9 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
   check_options(opt);
   const auto t0 = Clock::now();
   std::unique_ptr<NetnsCluster> cluster;
-  json topology = {{"nodes", opt.nodes()}, {"workers", opt.workers}, {"shards", opt.shards},
+  json topology = {{"nodes", opt.nodes()},
+                   {"workers", opt.workers},
+                   {"shards", opt.shards},
                    {"dedicated_servers", opt.dedicated_servers}};
   if (opt.netns) {
     NetnsOptions no;
@@ -255,13 +280,18 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
     no.mtu = opt.mtu;
     cluster = std::make_unique<NetnsCluster>(no);
     topology["namespaces"] = json::array();
-    for (int i = 0; i < opt.nodes(); ++i) topology["namespaces"].push_back(cluster->node_namespace(i));
+    for (int i = 0; i < opt.nodes(); ++i)
+      topology["namespaces"].push_back(cluster->node_namespace(i));
     topology["commands"] = cluster->commands();
-    topology["tbf"] = {{"rate_gbit", opt.rate_gbit}, {"burst_bytes", cluster->burst_bytes()}, {"mtu", opt.mtu},
-                       {"where", "each node's veth egress and the switch port's egress toward the node"}};
+    topology["tbf"] = {
+        {"rate_gbit", opt.rate_gbit},
+        {"burst_bytes", cluster->burst_bytes()},
+        {"mtu", opt.mtu},
+        {"where", "each node's veth egress and the switch port's egress toward the node"}};
     if (opt.progress)
-      opt.progress("built " + std::to_string(opt.nodes()) + " namespaces, links shaped to " + fmt(opt.rate_gbit) +
-                   " Gbit/s (tbf, burst " + fmt(cluster->burst_bytes()) + " B, MTU " + std::to_string(opt.mtu) + ")");
+      opt.progress("built " + std::to_string(opt.nodes()) + " namespaces, links shaped to " +
+                   fmt(opt.rate_gbit) + " Gbit/s (tbf, burst " + fmt(cluster->burst_bytes()) +
+                   " B, MTU " + std::to_string(opt.mtu) + ")");
   }
   std::vector<Fd> controls;
   std::vector<pid_t> pids;
@@ -285,22 +315,29 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
   controls.clear();
   const std::string failure = reap(pids, opt.timeout_s);
   if (!failure.empty()) throw std::runtime_error("exchange: " + failure);
-  return finish(opt, opt.netns ? "netns" : "loopback", std::move(samples), std::move(roster), stats, t0, topology, mss);
+  return finish(opt, opt.netns ? "netns" : "loopback", std::move(samples), std::move(roster), stats,
+                t0, topology, mss);
 }
 
-ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& host, int port, int rank, int size) {
+ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& host, int port,
+                                 int rank, int size) {
   check_options(opt);
   if (size != opt.nodes())
-    throw InputError("mpirun -np", "", std::to_string(size) + " ranks for " + std::to_string(opt.nodes()) + " nodes",
-                     "one rank per node: workers" + std::string(opt.dedicated_servers ? " + shards" : ""));
-  if (rank < 0 || rank >= size) throw InputError("--rank", "", "rank " + std::to_string(rank) + " out of range", "0 .. size-1");
-  if (port < 1 || port > 65535) throw InputError("--coordinator", "", "port out of range", "HOST:PORT");
+    throw InputError(
+        "mpirun -np", "",
+        std::to_string(size) + " ranks for " + std::to_string(opt.nodes()) + " nodes",
+        "one rank per node: workers" + std::string(opt.dedicated_servers ? " + shards" : ""));
+  if (rank < 0 || rank >= size)
+    throw InputError("--rank", "", "rank " + std::to_string(rank) + " out of range", "0 .. size-1");
+  if (port < 1 || port > 65535)
+    throw InputError("--coordinator", "", "port out of range", "HOST:PORT");
   const auto t0 = Clock::now();
   if (rank != 0) {
     Fd fd = connect_tcp(host, std::uint16_t(port), opt.timeout_s);
     send_json(fd.get(), {{"type", "rank"}, {"rank", rank}});
     const int rc = run_node(fd.get(), local_address(fd.get()), opt.timeout_s);
-    if (rc != 0) throw std::runtime_error("exchange node (rank " + std::to_string(rank) + ") failed");
+    if (rc != 0)
+      throw std::runtime_error("exchange node (rank " + std::to_string(rank) + ") failed");
     ExchangeResult r;
     r.mode = "mpi-rank";
     return r;
@@ -321,7 +358,8 @@ ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& 
       const json hello = recv_json(c.get());
       const int r = hello.value("rank", -1);
       if (r < 1 || r >= size || others[std::size_t(r - 1)])
-        throw std::runtime_error("bad or repeated rank " + std::to_string(r) + " at the coordinator");
+        throw std::runtime_error("bad or repeated rank " + std::to_string(r) +
+                                 " at the coordinator");
       others[std::size_t(r - 1)] = std::move(c);
     }
     for (auto& c : others) controls.push_back(std::move(c));
@@ -334,27 +372,34 @@ ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& 
   controls.clear();
   const std::string failure = reap(pids, opt.timeout_s);
   if (!failure.empty()) throw std::runtime_error("exchange: " + failure);
-  json topology = {{"nodes", opt.nodes()}, {"workers", opt.workers}, {"shards", opt.shards},
-                   {"dedicated_servers", opt.dedicated_servers}, {"coordinator", host + ":" + std::to_string(port)}};
+  json topology = {{"nodes", opt.nodes()},
+                   {"workers", opt.workers},
+                   {"shards", opt.shards},
+                   {"dedicated_servers", opt.dedicated_servers},
+                   {"coordinator", host + ":" + std::to_string(port)}};
   return finish(opt, "mpi", std::move(samples), std::move(roster), stats, t0, topology, mss);
 }
 
 Profile exchange_profile(const Profile& base, const ExchangeResult& r, const std::string& name) {
   Profile p = base;
   p.name = name;
-  const std::string how = "possim calibrate exchange (" + r.mode + ", " + std::to_string(r.samples.size()) +
+  const std::string how = "possim calibrate exchange (" + r.mode + ", " +
+                          std::to_string(r.samples.size()) +
                           " timed messages; fits in the calibration sidecar)";
   if (r.tcp_goodput > 0) {
     p.tcp_goodput = std::min(1.0, r.tcp_goodput);
-    p.sources["tcp_goodput"] = "fitted bandwidth " + fmt(r.network_bytes_per_s) + " +/- " + fmt(r.network.rate_se()) +
-                               " B/s (seconds = latency + bytes / bandwidth over push, pull and SF messages) / line rate " +
+    p.sources["tcp_goodput"] = "fitted bandwidth " + fmt(r.network_bytes_per_s) + " +/- " +
+                               fmt(r.network.rate_se()) +
+                               " B/s (seconds = latency + bytes / bandwidth over push, pull and SF "
+                               "messages) / line rate " +
                                fmt(r.line_rate_bytes_per_s) + " B/s = " + fmt(r.tcp_goodput) +
                                (r.tcp_goodput > 1 ? " (clamped to 1)" : "") + "; " + how;
   }
   p.per_message_s = r.per_message_s;
-  p.sources["per_message_s"] = "marginal cost of one small message in a burst (burst of n minus one acked message, "
-                               "/ (n - 1), less its wire time): " + fmt(r.per_message_s) + " +/- " +
-                               fmt(r.per_message_se_s) + " s; " + how;
+  p.sources["per_message_s"] =
+      "marginal cost of one small message in a burst (burst of n minus one acked message, "
+      "/ (n - 1), less its wire time): " +
+      fmt(r.per_message_s) + " +/- " + fmt(r.per_message_se_s) + " s; " + how;
   return p;
 }
 
@@ -369,13 +414,19 @@ json exchange_sidecar(const ExchangeResult& r, const ExchangeOptions& opt, const
           {"mode", r.mode},
           {"base_profile", {{"name", base.name}, {"path", base.path}}},
           {"options",
-           {{"workers", opt.workers}, {"shards", opt.shards}, {"dedicated_servers", opt.dedicated_servers},
-            {"kv_sizes_bytes", opt.kv_sizes_bytes}, {"sf_sizes_bytes", opt.sf_sizes_bytes},
-            {"repeats", opt.repeats}, {"warmup", opt.warmup}, {"burst_count", opt.burst_count},
+           {{"workers", opt.workers},
+            {"shards", opt.shards},
+            {"dedicated_servers", opt.dedicated_servers},
+            {"kv_sizes_bytes", opt.kv_sizes_bytes},
+            {"sf_sizes_bytes", opt.sf_sizes_bytes},
+            {"repeats", opt.repeats},
+            {"warmup", opt.warmup},
+            {"burst_count", opt.burst_count},
             {"burst_bytes", opt.burst_bytes}}},
           {"topology", r.topology},
-          {"model", "seconds = intercept + bytes / bytes_per_s per path; each message timed from its first "
-                    "byte sent to its ack (push, sf) or its last byte received (pull)"},
+          {"model",
+           "seconds = intercept + bytes / bytes_per_s per path; each message timed from its first "
+           "byte sent to its ack (push, sf) or its last byte received (pull)"},
           {"fits", paths},
           {"network_bytes_per_s", r.network_bytes_per_s},
           {"line_rate_bytes_per_s", r.line_rate_bytes_per_s},

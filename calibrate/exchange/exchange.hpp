@@ -9,10 +9,9 @@
 // real nodes, meeting at a coordinator address (rank 0).
 #pragma once
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "calibrate/line_fit.hpp"
 #include "model/profile.hpp"
@@ -23,13 +22,14 @@ struct ExchangeOptions {
   int workers = 2;
   int shards = 2;
   bool dedicated_servers = false;  // shards on their own nodes (else on the worker nodes)
-  std::vector<double> kv_sizes_bytes = {256e3, 512e3, 1e6, 2e6, 4e6};  // around Poseidon's 2 MB pairs
+  std::vector<double> kv_sizes_bytes = {256e3, 512e3, 1e6, 2e6,
+                                        4e6};  // around Poseidon's 2 MB pairs
   std::vector<double> sf_sizes_bytes = {256e3, 1e6, 2e6, 4e6};
   int repeats = 3;
   int warmup = 1;
   int burst_count = 100;
   double burst_bytes = 64;  // small: the burst measures software cost, not wire time
-  double timeout_s = 60;  // any single step; the whole run is bounded by a few of these
+  double timeout_s = 60;    // any single step; the whole run is bounded by a few of these
 
   // Namespace mode (local only): shape every node's link to rate_gbit with tc.
   bool netns = false;
@@ -50,10 +50,10 @@ struct PathFit {
 };
 
 struct ExchangeResult {
-  std::string mode;          // loopback, netns, mpi
-  nlohmann::json samples;    // every timed message
+  std::string mode;        // loopback, netns, mpi
+  nlohmann::json samples;  // every timed message
   std::vector<PathFit> paths;
-  LineFit network;           // pooled over push, pull and sf
+  LineFit network;  // pooled over push, pull and sf
   double network_bytes_per_s = 0;
   double per_message_s = 0;  // marginal cost of one small message in a burst, wire time removed
   double per_message_se_s = 0;
@@ -65,7 +65,7 @@ struct ExchangeResult {
   // Bytes on the wire per second (payload x (MTU + 14-byte Ethernet header) / MSS): what
   // tc shapes; 0 unless MTU and MSS are known.
   double wire_bytes_per_s = 0;
-  nlohmann::json topology;           // nodes, addresses, tc commands
+  nlohmann::json topology;  // nodes, addresses, tc commands
   double wall_s = 0;
 };
 
@@ -86,6 +86,7 @@ void fit_samples(ExchangeResult& r, const nlohmann::json& node_stats);
 // `base` with tcp_goodput (when the line rate is known), per_message_s and
 // server_apply_bytes_per_s from the exchange; sources say how.
 Profile exchange_profile(const Profile& base, const ExchangeResult& r, const std::string& name);
-nlohmann::json exchange_sidecar(const ExchangeResult& r, const ExchangeOptions& opt, const Profile& base);
+nlohmann::json exchange_sidecar(const ExchangeResult& r, const ExchangeOptions& opt,
+                                const Profile& base);
 
 }  // namespace possim::calibrate::exchange

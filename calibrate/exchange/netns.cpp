@@ -60,15 +60,18 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
   char buf[4096];
   for (;;) {
     const ssize_t k = ::read(pipefd[0], buf, sizeof buf);
-    if (k > 0) output.append(buf, std::size_t(k));
-    else if (k == 0 || errno != EINTR) break;
+    if (k > 0)
+      output.append(buf, std::size_t(k));
+    else if (k == 0 || errno != EINTR)
+      break;
   }
   ::close(pipefd[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status)
+                           : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 void NetnsCluster::run(const std::vector<std::string>& argv) {
@@ -85,7 +88,8 @@ NetnsCluster::NetnsCluster(const NetnsOptions& opt) : opt_(opt) {
   const double rate_bytes = opt_.rate_gbit * 1e9 / 8;
   burst_ = opt_.burst_bytes > 0 ? opt_.burst_bytes : std::max(64.0 * 1024, rate_bytes * 1e-3);
   cleanup_stale();
-  const std::string base = std::string(kPrefix) + std::to_string(::getpid()) + "-" + std::to_string(g_sequence++);
+  const std::string base =
+      std::string(kPrefix) + std::to_string(::getpid()) + "-" + std::to_string(g_sequence++);
   switch_ns_ = base + "-sw";
   try {
     run({"ip", "netns", "add", switch_ns_});
@@ -101,22 +105,23 @@ NetnsCluster::NetnsCluster(const NetnsOptions& opt) : opt_(opt) {
       run({"ip", "netns", "add", ns});
       created_.push_back(ns);
       node_ns_.push_back(ns);
-      run({"ip", "link", "add", "eth0", "netns", ns, "mtu", mtu, "type", "veth", "peer", "name", port,
-           "netns", switch_ns_, "mtu", mtu});
+      run({"ip", "link", "add", "eth0", "netns", ns, "mtu", mtu, "type", "veth", "peer", "name",
+           port, "netns", switch_ns_, "mtu", mtu});
       run({"ip", "-n", switch_ns_, "link", "set", port, "master", "br0"});
       run({"ip", "-n", switch_ns_, "link", "set", port, "up"});
       run({"ip", "-n", ns, "link", "set", "lo", "up"});
       run({"ip", "-n", ns, "addr", "add", node_address(i) + "/24", "dev", "eth0"});
       run({"ip", "-n", ns, "link", "set", "eth0", "up"});
       // The node's NIC, both directions: its egress, and the switch port toward it.
-      run({"tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", rate_arg(opt_.rate_gbit),
-           "burst", burst, "latency", latency});
+      run({"tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", "tbf", "rate",
+           rate_arg(opt_.rate_gbit), "burst", burst, "latency", latency});
       run({"tc", "-n", switch_ns_, "qdisc", "add", "dev", port, "root", "tbf", "rate",
            rate_arg(opt_.rate_gbit), "burst", burst, "latency", latency});
     }
   } catch (const NetnsError& e) {
     teardown();
-    throw NetnsError(std::string("cannot build the namespace cluster (needs root and iproute2): ") + e.what());
+    throw NetnsError(std::string("cannot build the namespace cluster (needs root and iproute2): ") +
+                     e.what());
   }
 }
 

@@ -21,9 +21,9 @@ class NetnsError : public std::runtime_error {
 
 struct NetnsOptions {
   int nodes = 2;
-  double rate_gbit = 1.0;   // tbf rate of every link, each direction
+  double rate_gbit = 1.0;  // tbf rate of every link, each direction
   int mtu = 1500;
-  double burst_bytes = 0;   // tbf bucket; 0: max(64 KiB, 1 ms at the rate)
+  double burst_bytes = 0;  // tbf bucket; 0: max(64 KiB, 1 ms at the rate)
   double queue_latency_ms = 50;
 };
 
@@ -36,7 +36,7 @@ class NetnsCluster {
 
   int nodes() const { return opt_.nodes; }
   const std::string& node_namespace(int i) const { return node_ns_.at(std::size_t(i)); }
-  std::string node_address(int i) const;  // inside node i's namespace
+  std::string node_address(int i) const;                             // inside node i's namespace
   const std::vector<std::string>& commands() const { return log_; }  // what was run
   double burst_bytes() const { return burst_; }
   const NetnsOptions& options() const { return opt_; }

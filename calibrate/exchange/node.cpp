@@ -8,15 +8,14 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "calibrate/exchange/wire.hpp"
 
@@ -27,7 +26,9 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // The shard's update thread: pushed KV-pair payloads are applied here (p -= lr * g), off
 // the connection threads, so a pull that follows a push is not held up by the update.
@@ -157,8 +158,10 @@ class Handler {
             send_header(fd_.get(), Header{Op::ack, h.aux, 0});
             break;
           }
-          case Op::bye: return;
-          default: throw std::runtime_error("unexpected frame kind " + std::to_string(int(h.op)));
+          case Op::bye:
+            return;
+          default:
+            throw std::runtime_error("unexpected frame kind " + std::to_string(int(h.op)));
         }
       }
     } catch (const std::exception& e) {
@@ -186,7 +189,8 @@ struct Conn {
 
 class Worker {
  public:
-  Worker(int me, std::vector<Conn>* conns, const json& setup) : me_(me), conns_(conns), setup_(setup) {}
+  Worker(int me, std::vector<Conn>* conns, const json& setup)
+      : me_(me), conns_(conns), setup_(setup) {}
 
   json run() {
     const json& plan = setup_["plan"];
@@ -247,7 +251,8 @@ class Worker {
   }
   double timed_push(Conn& c, int shard, double bytes) {
     const auto t0 = Clock::now();
-    send_frame(c.fd.get(), Header{Op::push, std::uint32_t(shard), std::uint64_t(bytes)}, buf_.data());
+    send_frame(c.fd.get(), Header{Op::push, std::uint32_t(shard), std::uint64_t(bytes)},
+               buf_.data());
     expect(c, Op::ack);
     return since(t0);
   }
@@ -255,7 +260,8 @@ class Worker {
     const auto t0 = Clock::now();
     send_header(c.fd.get(), Header{Op::pull, std::uint32_t(shard), std::uint64_t(bytes)});
     const Header h = recv_header(c.fd.get());
-    if (h.op != Op::data || h.bytes != std::uint64_t(bytes)) throw std::runtime_error("bad pull reply");
+    if (h.op != Op::data || h.bytes != std::uint64_t(bytes))
+      throw std::runtime_error("bad pull reply");
     recv_all(c.fd.get(), buf_.data(), std::size_t(h.bytes));
     return since(t0);
   }
@@ -268,13 +274,15 @@ class Worker {
   double timed_burst(Conn& c, int count, double bytes) {
     const auto t0 = Clock::now();
     send_header(c.fd.get(), Header{Op::burst, std::uint32_t(count), 0});
-    for (int k = 0; k < count; ++k) send_frame(c.fd.get(), Header{Op::tiny, 0, std::uint64_t(bytes)}, buf_.data());
+    for (int k = 0; k < count; ++k)
+      send_frame(c.fd.get(), Header{Op::tiny, 0, std::uint64_t(bytes)}, buf_.data());
     expect(c, Op::ack);
     return since(t0);
   }
   void expect(Conn& c, Op op) {
     const Header h = recv_header(c.fd.get());
-    if (h.op != op) throw std::runtime_error("unexpected reply from node " + std::to_string(c.node));
+    if (h.op != op)
+      throw std::runtime_error("unexpected reply from node " + std::to_string(c.node));
   }
 
   int me_;
@@ -300,7 +308,8 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
     listener = listen_tcp(bind_address, port);
     send_json(ctrl_fd, {{"type", "hello"}, {"address", bind_address}, {"port", port}});
     const json setup = recv_json(ctrl_fd);
-    if (setup.value("type", "") != "setup") throw std::runtime_error("expected setup from the coordinator");
+    if (setup.value("type", "") != "setup")
+      throw std::runtime_error("expected setup from the coordinator");
     const int me = setup["id"];
     applier = std::make_unique<Applier>(setup["hosted_shards"].get<std::vector<int>>());
     Applier* app = applier.get();
@@ -329,7 +338,8 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
         if (id == me) continue;
         Conn c;
         c.node = id;
-        c.fd = connect_tcp(peer["address"].get<std::string>(), peer["port"].get<std::uint16_t>(), timeout_s);
+        c.fd = connect_tcp(peer["address"].get<std::string>(), peer["port"].get<std::uint16_t>(),
+                           timeout_s);
         tune_socket(c.fd.get(), timeout_s);
         conns.push_back(std::move(c));
       }
@@ -344,7 +354,8 @@ int run_node(int ctrl_fd, const std::string& bind_address, double timeout_s) {
         json reply = {{"type", "samples"}, {"samples", w.run()}};
         int mss = 0;
         socklen_t len = sizeof mss;
-        if (!conns.empty() && ::getsockopt(conns.front().fd.get(), IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0)
+        if (!conns.empty() &&
+            ::getsockopt(conns.front().fd.get(), IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0)
           reply["mss_bytes"] = mss;  // payload bytes per TCP segment on this path
         send_json(ctrl_fd, reply);
       } else if (type == "quit") {

@@ -1,16 +1,17 @@
 #include "calibrate/exchange/wire.hpp"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdexcept>
-#include <sys/socket.h>
-#include <sys/uio.h>
 #include <thread>
-#include <unistd.h>
 
 namespace possim::calibrate::exchange {
 
@@ -22,7 +23,8 @@ std::runtime_error sys_error(const std::string& what) {
 
 std::uint64_t to_be64(std::uint64_t v) {
   std::uint64_t r = 0;
-  for (int i = 0; i < 8; ++i) reinterpret_cast<unsigned char*>(&r)[i] = static_cast<unsigned char>(v >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i)
+    reinterpret_cast<unsigned char*>(&r)[i] = static_cast<unsigned char>(v >> (56 - 8 * i));
   return r;
 }
 std::uint64_t from_be64(std::uint64_t v) {
@@ -145,7 +147,9 @@ void send_json(int fd, const nlohmann::json& j) {
 
 nlohmann::json recv_json(int fd) {
   const Header h = recv_header(fd);
-  if (h.op != Op::ctrl) throw std::runtime_error("expected a control message, got frame kind " + std::to_string(int(h.op)));
+  if (h.op != Op::ctrl)
+    throw std::runtime_error("expected a control message, got frame kind " +
+                             std::to_string(int(h.op)));
   if (h.bytes > (64u << 20)) throw std::runtime_error("control message too large");
   std::string s(std::size_t(h.bytes), '\0');
   recv_all(fd, s.data(), s.size());

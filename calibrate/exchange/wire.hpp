@@ -2,9 +2,8 @@
 // 16-byte frame headers (big-endian on the wire), JSON control messages.
 #pragma once
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace possim::calibrate::exchange {
 
@@ -27,14 +26,14 @@ class Fd {
 
 // Frame kinds on data connections (worker -> target) and control channels.
 enum class Op : std::uint32_t {
-  push = 1,   // payload of `bytes` to a shard; the shard applies it, then acks
-  pull = 2,   // ask for `bytes`; the target answers with a data frame
-  sf = 3,     // sufficient factors of `bytes` to a peer; acked
+  push = 1,  // payload of `bytes` to a shard; the shard applies it, then acks
+  pull = 2,  // ask for `bytes`; the target answers with a data frame
+  sf = 3,    // sufficient factors of `bytes` to a peer; acked
   ack = 4,
   data = 5,
   burst = 6,  // `aux` tiny frames follow; one ack after the last
   tiny = 7,
-  ctrl = 8,   // JSON control message of `bytes`
+  ctrl = 8,  // JSON control message of `bytes`
   bye = 9,
 };
 
