@@ -64,6 +64,8 @@ struct Result {
     return mean > 0 ? std::max(sent_bytes_max, received_bytes_max) / mean : 1.0;
   }
 
+  double flows_per_iteration = 0;   // network flows simulated (SimGrid engine)
+
   std::vector<LayerResult> layers;
   std::vector<LinkUse> links;           // SimGrid engine only
   std::vector<TimelineEvent> timeline;  // filled when asked for

@@ -52,6 +52,7 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"sent_bytes_per_node_mean", r.sent_bytes_mean},
           {"received_bytes_per_node_mean", r.received_bytes_mean},
           {"traffic_max_over_mean", r.traffic_imbalance()},
+          {"flows_per_iteration", r.flows_per_iteration},
           {"layers", layers},
           {"links", links}};
   if (with_timeline) {
@@ -89,6 +90,7 @@ Result result_from_json(const nlohmann::json& j) {
   r.received_bytes_max = j.at("received_bytes_per_node_max");
   r.sent_bytes_mean = j.at("sent_bytes_per_node_mean");
   r.received_bytes_mean = j.at("received_bytes_per_node_mean");
+  r.flows_per_iteration = j.at("flows_per_iteration");
   for (const auto& l : j.at("layers")) {
     LayerResult row;
     row.name = l.at("layer");

@@ -24,16 +24,6 @@ bool gpu_kind(TaskKind k) {
          k == TaskKind::rebuild;
 }
 
-// A flow between two hosts of the platform, with what the statistics need.
-struct HostFlow {
-  sg4::Host* src = nullptr;
-  sg4::Mailbox* dst = nullptr;
-  double bytes = 0;
-  int messages = 0;
-  int shard = -1;
-  int src_node = -1, dst_node = -1;  // NIC traffic only; -1 for PCIe copies
-};
-
 }  // namespace
 
 Executor::Executor(const SyncPlan& plan, const Network& net, const RunOptions& opt,
@@ -62,6 +52,8 @@ Executor::Executor(const SyncPlan& plan, const Network& net, const RunOptions& o
   finished_.assign(pending_.size(), 0);
   done_.assign(pending_.size(), 0);
   node_sent_.assign(std::size_t(plan.cluster.total_nodes()), 0);
+  outbox_.resize(node_sent_.size());
+  flush_scheduled_.assign(node_sent_.size(), 0);
   node_received_.assign(node_sent_.size(), 0);
   count_pending();
 }
@@ -157,7 +149,6 @@ void Executor::launch(const Instance& in) {
       f.src = d2h ? platform_.gpu[w] : platform_.mem[w];
       f.dst = d2h ? inbox_[nodes + workers + w] : inbox_[nodes + w];
       f.bytes = task.bytes;
-      std::vector<Flow> none;
       if (task.bytes <= 0) {
         complete(in);
         return;
@@ -254,44 +245,65 @@ void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notif
   for (const Flow& f : flows)
     if (f.src_node == f.dst_node && notify_shards) delivered(in, f.shard);
   // The worker handles each of its messages first (per-message software cost), then the
-  // flows go out, grouped by sending host (a flow starts on its sender), at most
-  // kCommsPerHelper to a helper actor.
-  std::stable_sort(remote.begin(), remote.end(),
-                   [](const HostFlow& a, const HostFlow& b) { return a.src_node < b.src_node; });
+  // flows go out through their sending nodes' outboxes.
   double messages = 0;
   for (const HostFlow& f : remote) messages += f.messages;
   const double overhead_s = messages * plan_.rates.per_message_s;
-  sg4::Actor::create("flows", platform_.node[std::size_t(plan_.worker_node(in.who))],
-                     [this, in, remote, notify_shards, id, overhead_s] {
+  const auto send_all = [this, in, remote, notify_shards, id] {
     const double t0 = sg4::Engine::get_clock();
-    if (overhead_s > 0) sg4::this_actor::sleep_for(overhead_s);
-    for (std::size_t begin = 0; begin < remote.size();) {
-      std::size_t end = begin + 1;
-      while (end < remote.size() && remote[end].src == remote[begin].src && end - begin < kCommsPerHelper) ++end;
-      std::vector<HostFlow> group(remote.begin() + long(begin), remote.begin() + long(end));
-      begin = end;
-      sg4::Actor::create("flow", group.front().src, [this, in, group, notify_shards, id, t0] {
-        std::vector<sg4::CommPtr> comms;
-        std::vector<HostFlow> open = group;
-        for (const HostFlow& f : open)
-          comms.push_back(f.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, f.bytes))));
-        while (!comms.empty()) {
-          const auto done = std::size_t(sg4::Comm::wait_any(comms));
-          const HostFlow f = open[done];
-          comms.erase(comms.begin() + long(done));
-          open.erase(open.begin() + long(done));
-          node_sent_[std::size_t(f.src_node)] += f.bytes;
-          node_received_[std::size_t(f.dst_node)] += f.bytes;
-          if (notify_shards) delivered(in, f.shard);
-          if (--flows_left_[id] == 0) {
-            record(in, "net", t0);
-            complete(in);
-          }
-        }
-      });
-    }
+    for (const HostFlow& f : remote) post(Outgoing{f, in, id, notify_shards, t0});
     if (--flows_left_[id] == 0) complete(in);
+  };
+  if (overhead_s > 0) {
+    sg4::Actor::create("messages", platform_.node[std::size_t(plan_.worker_node(in.who))],
+                       [send_all, overhead_s] {
+                         sg4::this_actor::sleep_for(overhead_s);
+                         send_all();
+                       });
+  } else {
+    send_all();
+  }
+}
+
+// Flows posted on one node at one instant leave together: one flush actor takes them
+// all and hands them to senders of at most kCommsPerHelper comms each. Start times are
+// unchanged (the flush runs at the same simulated time); only the actor count drops,
+// from one per flow to a few per node (a pull from 128 shards to 128 workers at once).
+void Executor::post(const Outgoing& out) {
+  const std::size_t n = std::size_t(out.flow.src_node);
+  outbox_[n].push_back(out);
+  if (flush_scheduled_[n]) return;
+  flush_scheduled_[n] = 1;
+  sg4::Actor::create("flush", platform_.node[n], [this, n] {
+    std::vector<Outgoing> batch;
+    batch.swap(outbox_[n]);
+    flush_scheduled_[n] = 0;
+    for (std::size_t begin = 0; begin < batch.size(); begin += kCommsPerHelper) {
+      std::vector<Outgoing> group(batch.begin() + long(begin),
+                                  batch.begin() + long(std::min(batch.size(), begin + kCommsPerHelper)));
+      sg4::Actor::create("send", platform_.node[n], [this, group] { send_group(group); });
+    }
   });
+}
+
+void Executor::send_group(std::vector<Outgoing> open) {
+  std::vector<sg4::CommPtr> comms;
+  for (const Outgoing& o : open)
+    comms.push_back(o.flow.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, o.flow.bytes))));
+  while (!comms.empty()) {
+    const auto done = std::size_t(sg4::Comm::wait_any(comms));
+    const Outgoing o = open[done];
+    comms.erase(comms.begin() + long(done));
+    open.erase(open.begin() + long(done));
+    ++flows_;
+    node_sent_[std::size_t(o.flow.src_node)] += o.flow.bytes;
+    node_received_[std::size_t(o.flow.dst_node)] += o.flow.bytes;
+    if (o.notify_shards) delivered(o.in, o.flow.shard);
+    if (--flows_left_[o.id] == 0) {
+      record(o.in, "net", o.t0);
+      complete(o.in);
+    }
+  }
 }
 
 void Executor::run_ring(const Instance& in) {
@@ -310,6 +322,7 @@ void Executor::run_ring(const Instance& in) {
     sg4::CommPtr out = next->put_async(&kPayload, std::uint64_t(std::max(1.0, chunk)));
     mine->get<int>();
     out->wait();
+    ++flows_;
     node_sent_[std::size_t(plan_.worker_node(in.who))] += chunk;
     node_received_[std::size_t(next_node)] += chunk;
   }
@@ -415,6 +428,7 @@ Result Executor::result() const {
     received += node_received_[n] / k_;
   }
   r.sent_bytes_mean = sent / double(node_sent_.size());
+  r.flows_per_iteration = double(flows_) / k_;
   r.received_bytes_mean = received / double(node_received_.size());
   fill_layer_rows(plan_, net_, r);
   const int last = k_ - 1;

@@ -20,6 +20,16 @@
 
 namespace possim::sim {
 
+// A flow between two hosts of the platform, with what the statistics need.
+struct HostFlow {
+  simgrid::s4u::Host* src = nullptr;
+  simgrid::s4u::Mailbox* dst = nullptr;
+  double bytes = 0;
+  int messages = 0;
+  int shard = -1;
+  int src_node = -1, dst_node = -1;  // NIC traffic only; -1 for PCIe copies
+};
+
 class Executor {
  public:
   Executor(const SyncPlan& plan, const Network& net, const RunOptions& opt, const Platform& platform);
@@ -50,7 +60,16 @@ class Executor {
   void delivered(const Instance& push, int shard);  // one worker's flow reached a shard
 
   void run_gpu(int worker);
+  struct Outgoing {
+    HostFlow flow;
+    Instance in;
+    std::size_t id;
+    bool notify_shards;
+    double t0;
+  };
   void run_flows(const Instance& in, std::vector<Flow> flows, bool notify_shards);
+  void post(const Outgoing& out);
+  void send_group(std::vector<Outgoing> group);
   void run_ring(const Instance& in);
   void record(const Instance& in, const std::string& track, double start);
 
@@ -76,6 +95,8 @@ class Executor {
   std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;
   std::vector<simgrid::s4u::Mailbox*> inbox_;  // per host index: data addressed to it
   std::vector<simgrid::s4u::Host*> drain_host_;
+  std::vector<std::vector<Outgoing>> outbox_;  // per node: flows posted, not yet sent
+  std::vector<char> flush_scheduled_;
   std::size_t remaining_ = 0;  // task instances not yet complete
 
   // Outputs.
@@ -83,6 +104,7 @@ class Executor {
   std::vector<TimelineEvent> timeline_;
   std::vector<double> iteration_end_;
   double gpu_busy_ = 0;
+  std::size_t flows_ = 0;  // network flows completed
 };
 
 }  // namespace possim::sim

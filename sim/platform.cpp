@@ -16,9 +16,6 @@ void configure_engine() {
   sg4::Engine::set_config("network/optim:Full");
   // Experiments only: one extra SimGrid setting, e.g. POSSIM_SIMGRID_CFG=network/optim:Lazy.
   if (const char* extra = std::getenv("POSSIM_SIMGRID_CFG")) sg4::Engine::set_config(extra);
-  // Thousands of small actors: small stacks, no guard pages (SIMGRID_NOTES.md).
-  sg4::Engine::set_config("contexts/stack-size:64");
-  sg4::Engine::set_config("contexts/guard-size:0");
 }
 
 namespace {

@@ -23,7 +23,8 @@ struct Platform {
   std::vector<simgrid::s4u::SplitDuplexLink*> nic, pcie;  // UP = tx / d2h, DOWN = rx / h2d
 };
 
-// Sets the network model first: CM02 without cross-traffic or TCP window cap, so a flow
+// Sets the network model (call right after creating the Engine, whose command line
+// carries the context settings): CM02 without cross-traffic or TCP window cap, so a flow
 // alone on its path takes exactly latency + bytes / bandwidth (goodput is already in
 // the plan's NIC rate, where the profile puts it and the calibrator fits it).
 void configure_engine();

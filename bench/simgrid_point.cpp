@@ -1,0 +1,38 @@
+// One SimGrid simulation in this process, for the scaling benchmark and for profilers
+// (perf, heaptrack see the simulation itself, not a forked child).
+// Usage: bench_simgrid_point MODEL STRATEGY NODES GBPS ITERATIONS
+// Prints: wall_s iteration_s flows_per_iteration
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "model/profile.hpp"
+#include "model/strategy.hpp"
+#include "model/zoo.hpp"
+#include "sim/simgrid_engine.hpp"
+
+using namespace possim;
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: %s MODEL STRATEGY NODES GBPS ITERATIONS\n", argv[0]);
+    return 2;
+  }
+  const Network net = make_zoo_network(argv[1]);
+  const Profile profile = load_profile("titanx_maxwell");
+  PlanRequest r;
+  r.net = &net;
+  r.profile = &profile;
+  r.cluster.nodes = std::atoi(argv[3]);
+  r.cluster.server_shards = r.cluster.nodes;
+  r.cluster.nic_gbps = std::atof(argv[4]);
+  r.batch_per_gpu = 32;
+  r.iterations = std::atoi(argv[5]);
+  const SyncPlan plan = make_plan(argv[2], r);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result res = sim::simulate_here(plan, net, RunOptions{});
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%.3f %.6f %.0f\n", wall, res.iteration_s, res.flows_per_iteration);
+  return 0;
+}
