@@ -1,6 +1,9 @@
 #include "model/result_io.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -132,31 +135,68 @@ std::string results_csv(const std::vector<Result>& results) {
   return out.str();
 }
 
+namespace {
+
+// Tracks in reading order: each worker's GPU, PCIe and network, then the shards, then
+// anything else; numbers compare as numbers ("worker 10" after "worker 9").
+std::tuple<int, long, int, std::string> track_key(const std::string& track) {
+  const auto number_after = [&](std::size_t pos) { return std::strtol(track.c_str() + pos, nullptr, 10); };
+  if (track.rfind("worker ", 0) == 0) {
+    const std::size_t space = track.find(' ', 7);
+    const std::string what = space == std::string::npos ? "" : track.substr(space + 1);
+    const int order = what == "GPU" ? 0 : what == "PCIe" ? 1 : what == "GPU-GPU" ? 2 : 3;
+    return {0, number_after(7), order, what};
+  }
+  if (track.rfind("shard ", 0) == 0) return {1, number_after(6), 0, track};
+  return {2, 0, 0, track};
+}
+
+// Catapult's reserved colour names, so every viewer that honours "cname" tells compute,
+// copies, flows and server work apart at a glance.
+const char* colour(const std::string& category) {
+  if (category == "forward") return "thread_state_iowait";
+  if (category == "backward") return "thread_state_running";
+  if (category == "rebuild" || category == "quantize") return "olive";
+  if (category == "copy_d2h" || category == "copy_h2d" || category == "gather" || category == "scatter")
+    return "grey";
+  if (category == "push") return "rail_response";
+  if (category == "pull") return "rail_animation";
+  if (category == "broadcast" || category == "allreduce") return "rail_load";
+  if (category == "apply") return "terrible";
+  return "generic_work";
+}
+
+}  // namespace
+
 nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& title) {
-  // One process, one thread per track; tracks numbered in order of first appearance.
+  // One process, one thread per track. Timestamps are microseconds (the format's unit).
+  std::vector<std::string> tracks;
+  for (const TimelineEvent& e : events) tracks.push_back(e.track);
+  std::sort(tracks.begin(), tracks.end(),
+            [](const std::string& a, const std::string& b) { return track_key(a) < track_key(b); });
+  tracks.erase(std::unique(tracks.begin(), tracks.end()), tracks.end());
   std::map<std::string, int> tid;
   nlohmann::json list = nlohmann::json::array();
   list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                   {"args", {{"name", title}}}});
-  for (const TimelineEvent& e : events) {
-    auto it = tid.find(e.track);
-    if (it == tid.end()) {
-      it = tid.emplace(e.track, int(tid.size()) + 1).first;
-      list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", it->second},
-                      {"args", {{"name", e.track}}}});
-      list.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", it->second},
-                      {"args", {{"sort_index", it->second}}}});
-    }
+  for (const std::string& t : tracks) {
+    const int id = int(tid.size()) + 1;
+    tid[t] = id;
+    list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", id}, {"args", {{"name", t}}}});
+    list.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", id},
+                    {"args", {{"sort_index", id}}}});
+  }
+  for (const TimelineEvent& e : events)
     list.push_back({{"name", e.name},
                     {"cat", e.category},
                     {"ph", "X"},
                     {"pid", 0},
-                    {"tid", it->second},
+                    {"tid", tid[e.track]},
                     {"ts", e.start_s * 1e6},
                     {"dur", e.duration_s * 1e6},
+                    {"cname", colour(e.category)},
                     {"args", {{"iteration", e.iteration}}}});
-  }
-  return {{"traceEvents", list}, {"displayTimeUnit", "ms"}};
+  return {{"traceEvents", list}};
 }
 
 void write_file_atomic(const std::string& path, const std::string& contents) {
