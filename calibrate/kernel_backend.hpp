@@ -81,7 +81,8 @@ class BackendUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// "cpu" or "gpu"; threads applies to the CPU backend (at most 2 are used by default).
+// "cpu" or "gpu"; threads: CPU backend GEMM threads, honoured only in OpenMP builds
+// (the shipped CMake builds it single-threaded, see calibrate/CMakeLists.txt).
 // Throws BackendUnavailable, or InputError for an unknown name.
 std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision precision,
                                             int threads);

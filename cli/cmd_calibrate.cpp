@@ -59,7 +59,7 @@ bool progress_wanted(bool quiet) { return !quiet; }
 int cmd_kernels(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string model, backend_name, precision_name, base_ref, out, name;
-  int batch = 32, repeats = 0, warmup = 1, layers = 0, threads = 2, peers = 1;
+  int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1;
   bool keep_throughput = false, no_copies = false, quiet = false;
   desc.add_options()("model", po::value(&model)->required(), "zoo model name or layer JSON file")(
       "batch", po::value(&batch)->default_value(32), "images per GPU")(
@@ -72,9 +72,8 @@ int cmd_kernels(const std::vector<std::string>& args) {
       "warmup", po::value(&warmup)->default_value(1), "untimed runs per kernel first")(
       "layers", po::value(&layers)->default_value(0),
       "time only the first N layers (0: all); the rest are estimated from their kind's achieved "
-      "rate")("threads", po::value(&threads)->default_value(2), "CPU backend: GEMM threads")(
-      "rebuild-peers", po::value(&peers)->default_value(1),
-      "SF rebuild GEMM inner dimension = batch x peers")(
+      "rate")("rebuild-peers", po::value(&peers)->default_value(1),
+              "SF rebuild GEMM inner dimension = batch x peers")(
       "base", po::value(&base_ref)->default_value("titanx_maxwell"),
       "profile whose fields are kept where nothing was measured (name or file)")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
@@ -95,7 +94,6 @@ int cmd_kernels(const std::vector<std::string>& args) {
                      "an integer >= 1");
   if (warmup < 0) throw InputError("--warmup", "", "is negative", "an integer >= 0");
   if (layers < 0) throw InputError("--layers", "", "is negative", "an integer >= 0");
-  if (threads < 1 || threads > 64) throw InputError("--threads", "", "out of range", "1 .. 64");
   if (peers < 1) throw InputError("--rebuild-peers", "", "must be at least 1", "an integer >= 1");
   if (!vm.count("repeats")) repeats = backend_name == "gpu" ? 10 : 3;
   if (repeats < 1) throw InputError("--repeats", "", "must be at least 1", "an integer >= 1");
@@ -106,7 +104,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
   const cal::Precision precision = cal::precision_from_string(precision_name);
   std::unique_ptr<cal::KernelBackend> backend;
   try {
-    backend = cal::make_backend(backend_name, precision, threads);
+    backend = cal::make_backend(backend_name, precision, 1);
   } catch (const cal::BackendUnavailable& e) {
     std::cerr << "possim calibrate kernels: " << e.what() << '\n';
     return 1;
@@ -265,8 +263,11 @@ int cmd_exchange(const std::vector<std::string>& args) {
   if (!quiet) {
     Table t({"path", "messages", "bandwidth", "+/-", "intercept us", "R^2"});
     for (const auto& pf : r.paths)
-      t.add({pf.path, std::to_string(pf.fit.points), si(pf.fit.rate(), "B/s"),
-             si(pf.fit.rate_se(), "B/s"), fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
+      t.add({pf.path,
+             std::to_string(pf.fit.points) +
+                 (pf.fit.dropped ? " (-" + std::to_string(pf.fit.dropped) + ")" : ""),
+             si(pf.fit.rate(), "B/s"), si(pf.fit.rate_se(), "B/s"),
+             fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
     t.print(std::cout);
     if (r.line_rate_bytes_per_s > 0) {
       std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s")

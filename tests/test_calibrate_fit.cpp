@@ -357,3 +357,24 @@ TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by p
   CHECK(help.status == 0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("trimmed line fit drops one-sided outliers (descheduled messages)", "[fit][exchange]") {
+  std::vector<double> x, y;
+  for (int i = 1; i <= 12; ++i) {
+    x.push_back(i * 1e6);
+    y.push_back(1e-4 + i * 1e6 / 1.25e8 + (i % 3 - 1) * 1e-5);  // 125 MB/s, small jitter
+  }
+  y[5] += 0.02;  // one message held up for 20 ms
+  y[9] += 0.01;
+  const LineFit ols = fit_line(x, y);
+  const LineFit trimmed = fit_line_trimmed(x, y);
+  CHECK(trimmed.dropped == 2);
+  CHECK(trimmed.points == 10);
+  CHECK(trimmed.rate() == Approx(1.25e8).epsilon(0.002));
+  CHECK(std::abs(ols.rate() / 1.25e8 - 1) > 0.01);  // plain least squares is pulled off
+  // Points below the line are data, not delays: they stay.
+  std::vector<double> y2 = y;
+  y2[5] -= 0.02;
+  y2[9] -= 0.01;
+  CHECK(fit_line_trimmed(x, y2).dropped == 0);
+}

@@ -451,7 +451,8 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
   fs::remove_all(dir);
 }
 
-TEST_CASE("--layers bounds the work and labels the estimated layers", "[calibrate]") {
+TEST_CASE("a layer limit (--layers) bounds the work and labels the estimated layers",
+          "[calibrate]") {
   const Network net = make_zoo_network("cifar10_quick");
   auto backend = make_backend("cpu", Precision::fp32, 1);
   KernelRunOptions opt;
@@ -474,7 +475,7 @@ TEST_CASE("--layers bounds the work and labels the estimated layers", "[calibrat
 TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "[calibrate][cli]") {
   const fs::path dir = scratch("cli_kernels");
   const Output o = run_possim(
-      "calibrate kernels --model cifar10_quick --batch 8 --backend cpu --repeats 1 --threads 1 "
+      "calibrate kernels --model cifar10_quick --batch 8 --backend cpu --repeats 1 "
       "--out cq.json -q",
       dir);
   INFO(o.err);

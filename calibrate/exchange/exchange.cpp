@@ -225,15 +225,30 @@ void fit_samples(ExchangeResult& r, const json& node_stats) {
       bursts[{s["src"].get<int>(), s["dst"].get<int>()}].push_back(&s);
     }
   }
+  // Per path: a trimmed line. All paths: one bandwidth, each path its own fixed cost,
+  // over the points the per-path fits kept.
   r.paths.clear();
-  for (auto& [path, xy] : by_path)
-    if (xy.first.size() >= 2) r.paths.push_back({path, fit_line(xy.first, xy.second)});
+  std::vector<std::vector<double>> kx, ky;
+  int dropped = 0;
+  for (auto& [path, xy] : by_path) {
+    if (xy.first.size() < 2) continue;
+    std::vector<bool> kept;
+    r.paths.push_back({path, fit_line_trimmed(xy.first, xy.second, 4.0, 3, &kept)});
+    dropped += r.paths.back().fit.dropped;
+    kx.emplace_back();
+    ky.emplace_back();
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      if (kept[i]) kx.back().push_back(xy.first[i]), ky.back().push_back(xy.second[i]);
+  }
   if (ax.size() < 2) throw std::runtime_error("exchange: too few network messages to fit");
-  r.network = fit_line(ax, ay);
+  r.network = fit_common_slope(kx, ky);
+  r.network.dropped = dropped;
   r.paths.push_back({"all", r.network});
   r.network_bytes_per_s = r.network.rate();
   if (!(r.network_bytes_per_s > 0))
-    throw std::runtime_error("exchange: the fitted bandwidth is not positive");
+    throw std::runtime_error(
+        "exchange: the fitted bandwidth is not positive (message times do not grow with size: use "
+        "larger --kv-sizes/--sf-sizes or more --repeats)");
   if (r.line_rate_bytes_per_s > 0) r.tcp_goodput = r.network_bytes_per_s / r.line_rate_bytes_per_s;
 
   // Per message: (burst of n - one message) / (n - 1), less the wire time of one message.
@@ -426,7 +441,13 @@ json exchange_sidecar(const ExchangeResult& r, const ExchangeOptions& opt, const
           {"topology", r.topology},
           {"model",
            "seconds = intercept + bytes / bytes_per_s per path; each message timed from its first "
-           "byte sent to its ack (push, sf) or its last byte received (pull)"},
+           "byte sent to its ack (push, sf) or its last byte received (pull). The intercept is "
+           "latency plus per-message costs; under tc tbf it can be negative, since each message's "
+           "first `burst` bytes leave at the veth's own speed. Shards ack a push on receipt and "
+           "apply it on their update thread (server_apply_bytes_per_s)."},
+          {"latency_note",
+           "the profile has no latency field (latency_s is the scenario's): the intercepts are "
+           "here for that"},
           {"fits", paths},
           {"network_bytes_per_s", r.network_bytes_per_s},
           {"line_rate_bytes_per_s", r.line_rate_bytes_per_s},

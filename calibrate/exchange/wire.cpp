@@ -156,11 +156,20 @@ nlohmann::json recv_json(int fd) {
   return nlohmann::json::parse(s);
 }
 
-Fd listen_tcp(const std::string& addr, std::uint16_t& port) {
+void set_buffers(int fd, int bytes) {
+  if (bytes <= 0) return;
+  if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof bytes) < 0)
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+  if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) < 0)
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
+Fd listen_tcp(const std::string& addr, std::uint16_t& port, int buffer_bytes) {
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) throw sys_error("socket");
   const int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  set_buffers(fd.get(), buffer_bytes);
   sockaddr_in sa = make_addr(addr, port);
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0)
     throw sys_error("bind " + addr + ":" + std::to_string(port));
@@ -180,12 +189,13 @@ Fd accept_tcp(int listen_fd) {
   }
 }
 
-Fd connect_tcp(const std::string& addr, std::uint16_t port, double timeout_s) {
+Fd connect_tcp(const std::string& addr, std::uint16_t port, double timeout_s, int buffer_bytes) {
   const sockaddr_in sa = make_addr(addr, port);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd) throw sys_error("socket");
+    set_buffers(fd.get(), buffer_bytes);
     if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0) return fd;
     if (std::chrono::steady_clock::now() > deadline)
       throw sys_error("connect to " + addr + ":" + std::to_string(port));

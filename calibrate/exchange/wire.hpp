@@ -54,11 +54,15 @@ void send_frame(int fd, const Header& h, const void* payload);
 void send_json(int fd, const nlohmann::json& j);
 nlohmann::json recv_json(int fd);
 
-// Listening socket on addr (port 0: any); returns the fd and sets `port`.
-Fd listen_tcp(const std::string& addr, std::uint16_t& port);
+// Listening socket on addr (port 0: any); returns the fd and sets `port`. buffer_bytes > 0
+// sets the send/receive buffers first (accepted sockets inherit them, and the TCP window
+// scale is chosen from them).
+Fd listen_tcp(const std::string& addr, std::uint16_t& port, int buffer_bytes = 0);
 Fd accept_tcp(int listen_fd);
 // Retries until timeout_s (the listener may not be up yet).
-Fd connect_tcp(const std::string& addr, std::uint16_t port, double timeout_s);
+Fd connect_tcp(const std::string& addr, std::uint16_t port, double timeout_s, int buffer_bytes = 0);
+// Send and receive buffers of `bytes` (beyond net.core.*mem_max where the process may).
+void set_buffers(int fd, int bytes);
 // TCP_NODELAY; receive/send timeouts of timeout_s (0: none).
 void tune_socket(int fd, double timeout_s);
 void set_timeouts(int fd, double timeout_s);
