@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/error.hpp"
+#include "model/json_check.hpp"
 #include "model/layer_json.hpp"
 #include "model/strategy.hpp"
 
@@ -23,8 +24,7 @@ const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_g
 const std::vector<std::string> kOptional = {"batch", "gpus_per_node"};
 
 std::string known_list() {
-  std::string s;
-  for (const auto& k : kRequired) s += (s.empty() ? "" : ", ") + k;
+  std::string s = json_check::list(kRequired);
   for (const auto& k : kOptional) s += ", " + k + " (optional)";
   return s;
 }
@@ -37,11 +37,7 @@ bool known(const std::string& k) {
   return false;
 }
 
-std::string strategies() {
-  std::string s;
-  for (const auto& n : strategy_names()) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
+std::string strategies() { return json_check::list(strategy_names()); }
 
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t\r");
@@ -164,16 +160,8 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where,
 
 MeasurementSet parse_json(const std::string& text, const std::string& where,
                           const std::string& base_dir, int default_batch) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto cut = what.find("] ");
-    if (cut != std::string::npos) what = what.substr(cut + 2);
-    throw InputError(where, "", "malformed JSON: " + what,
-                     "{\"points\": [{model, strategy, nodes, nic_gbps, iteration_s}, ...]}");
-  }
+  json j = json_check::Reader(where).parse(
+      text, "{\"points\": [{model, strategy, nodes, nic_gbps, iteration_s}, ...]}");
   const json* pts = &j;
   if (j.is_object()) {
     for (const auto& item : j.items())

@@ -2,7 +2,6 @@
 // layer-timing rules of profile.hpp.
 #include "model/profile.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <stdexcept>
 
 #include "model/error.hpp"
+#include "model/json_check.hpp"
 
 namespace possim {
 
@@ -41,109 +41,18 @@ const std::vector<std::string> kTopFields = {
     "sources"};
 // clang-format on
 
-// Edit distance, for "did you mean" hints on unknown fields.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps
-  // ("vgg91" is one typo away from "vgg19", not two).
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] =
-          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
+using json_check::Reader;
+
+// A string; an empty one fails when non_empty.
+std::string text(const Reader& r, const json& v, const std::string& path, bool non_empty = true) {
+  const std::string s = r.text(v, path, "a string");
+  if (non_empty && s.empty()) r.fail(path, "is empty", "a non-empty string");
+  return s;
 }
 
-// Reads one JSON document, naming `where` and the field path in every error.
-class Reader {
- public:
-  explicit Reader(std::string where) : where_(std::move(where)) {}
-
-  [[noreturn]] void fail(const std::string& field, const std::string& problem,
-                         const std::string& expected = "") const {
-    throw InputError(where_, field, problem, expected);
-  }
-
-  void only_known(const json& obj, const std::string& path,
-                  const std::vector<std::string>& known) const {
-    for (const auto& item : obj.items()) {
-      if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
-      std::string list, hint;
-      std::size_t best = 3;  // suggest only within edit distance 2
-      for (const auto& k : known) {
-        list += (list.empty() ? "" : ", ") + k;
-        const std::size_t d = edit_distance(item.key(), k);
-        if (d < best) best = d, hint = k;
-      }
-      fail(join(path, item.key()),
-           "unknown field" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
-           "one of " + list);
-    }
-  }
-
-  const json& require(const json& obj, const std::string& path, const char* key,
-                      const std::string& expected) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing", expected);
-    return *it;
-  }
-
-  const json& object(const json& v, const std::string& path) const {
-    if (!v.is_object()) fail(path, describe(v) + " is not an object", "a JSON object");
-    return v;
-  }
-  const json& array(const json& v, const std::string& path, const std::string& expected) const {
-    if (!v.is_array()) fail(path, describe(v) + " is not a list", expected);
-    return v;
-  }
-
-  std::string text(const json& v, const std::string& path, bool non_empty = true) const {
-    if (!v.is_string()) fail(path, describe(v) + " is not a string", "a string");
-    const std::string s = v.get<std::string>();
-    if (non_empty && s.empty()) fail(path, "is empty", "a non-empty string");
-    return s;
-  }
-
-  // A number in [lo, hi] (or (lo, hi] when lo_open).
-  double number(const json& v, const std::string& path, double lo, double hi, bool lo_open,
-                const std::string& expected) const {
-    if (!v.is_number()) fail(path, describe(v) + " is not a number", expected);
-    const double x = v.get<double>();
-    if ((lo_open ? x <= lo : x < lo) || x > hi) fail(path, v.dump() + " is out of range", expected);
-    return x;
-  }
-
-  int integer(const json& v, const std::string& path, long long lo, long long hi,
-              const std::string& expected) const {
-    if (!v.is_number_integer()) fail(path, describe(v) + " is not an integer", expected);
-    // Non-negative JSON integers parse as unsigned; compare in the matching type.
-    const bool out = v.is_number_unsigned()
-                         ? v.get<unsigned long long>() > (unsigned long long)hi ||
-                               (lo > 0 && v.get<unsigned long long>() < (unsigned long long)lo)
-                         : v.get<long long>() < lo || v.get<long long>() > hi;
-    if (out) fail(path, v.dump() + " is out of range", expected);
-    return int(v.get<long long>());
-  }
-
-  static std::string join(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-  static std::string index(const std::string& path, std::size_t i) {
-    return path + "[" + std::to_string(i) + "]";
-  }
-  static std::string describe(const json& v) {
-    std::string s = v.dump();
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
-    return s + " (" + v.type_name() + ")";
-  }
-
- private:
-  std::string where_;
-};
+const json& object(const Reader& r, const json& v, const std::string& path) {
+  return r.object(v, path, "a JSON object");
+}
 
 std::string format_number(double x) {
   char buf[32];
@@ -156,16 +65,17 @@ std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
   std::set<std::pair<std::string, int>> seen;
   r.array(v, "throughput", "a list of {model, batch, images_per_s, source}");
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string at = Reader::index("throughput", i);
-    const json& e = r.object(v[i], at);
+    const std::string at = json_check::index("throughput", i);
+    const json& e = object(r, v[i], at);
     r.only_known(e, at, {"model", "batch", "images_per_s", "source"});
     ThroughputPoint p;
-    p.model = r.text(r.require(e, at, "model", "a model name"), at + ".model");
-    p.batch = r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1, 1 << 20,
-                        "a batch size in [1, 1048576]");
+    p.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
+    p.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
+                            1 << 20, "a batch size in [1, 1048576]"));
     p.images_per_s = r.number(r.require(e, at, "images_per_s", "images per second > 0"),
-                              at + ".images_per_s", 0, 1e9, true, "images per second in (0, 1e9]");
-    p.source = r.text(r.require(e, at, "source", "where the number came from"), at + ".source");
+                              at + ".images_per_s", 0, 1e9, "images per second in (0, 1e9]",
+                              /*lo_open=*/true);
+    p.source = text(r, r.require(e, at, "source", "where the number came from"), at + ".source");
     if (!seen.insert({p.model, p.batch}).second)
       r.fail(at, "second point for " + p.model + " at batch " + std::to_string(p.batch),
              "one point per model and batch");
@@ -179,14 +89,14 @@ std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
   std::set<std::pair<std::string, int>> seen;
   r.array(v, "measured", "a list of {model, batch, source, layers}");
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string at = Reader::index("measured", i);
-    const json& e = r.object(v[i], at);
+    const std::string at = json_check::index("measured", i);
+    const json& e = object(r, v[i], at);
     r.only_known(e, at, {"model", "batch", "source", "layers"});
     MeasuredModel m;
-    m.model = r.text(r.require(e, at, "model", "a model name"), at + ".model");
-    m.batch = r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1, 1 << 20,
-                        "a batch size in [1, 1048576]");
-    m.source = r.text(r.require(e, at, "source", "where the timings came from"), at + ".source");
+    m.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
+    m.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
+                            1 << 20, "a batch size in [1, 1048576]"));
+    m.source = text(r, r.require(e, at, "source", "where the timings came from"), at + ".source");
     const std::string lat = at + ".layers";
     const json& layers =
         r.array(r.require(e, at, "layers", "a list of {layer, forward_s, backward_s}"), lat,
@@ -194,16 +104,16 @@ std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
     if (layers.empty()) r.fail(lat, "is empty", "one entry per layer of the model");
     std::set<std::string> names;
     for (std::size_t k = 0; k < layers.size(); ++k) {
-      const std::string lk = Reader::index(lat, k);
-      const json& le = r.object(layers[k], lk);
+      const std::string lk = json_check::index(lat, k);
+      const json& le = object(r, layers[k], lk);
       r.only_known(le, lk, {"layer", "forward_s", "backward_s"});
       LayerTiming t;
-      t.layer = r.text(r.require(le, lk, "layer", "a layer name"), lk + ".layer");
+      t.layer = text(r, r.require(le, lk, "layer", "a layer name"), lk + ".layer");
       const std::string secs = "seconds in [0, " + format_number(kMaxSeconds) + "]";
-      t.forward_s = r.number(r.require(le, lk, "forward_s", secs), lk + ".forward_s", 0,
-                             kMaxSeconds, false, secs);
-      t.backward_s = r.number(r.require(le, lk, "backward_s", secs), lk + ".backward_s", 0,
-                              kMaxSeconds, false, secs);
+      t.forward_s =
+          r.number(r.require(le, lk, "forward_s", secs), lk + ".forward_s", 0, kMaxSeconds, secs);
+      t.backward_s =
+          r.number(r.require(le, lk, "backward_s", secs), lk + ".backward_s", 0, kMaxSeconds, secs);
       if (!names.insert(t.layer).second)
         r.fail(lk + ".layer", "layer '" + t.layer + "' appears twice", "one entry per layer");
       m.layers.push_back(t);
@@ -218,7 +128,7 @@ std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
 
 std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v) {
   std::map<LayerKind, double> out;
-  r.object(v, "kind_efficiency");
+  object(r, v, "kind_efficiency");
   for (const auto& item : v.items()) {
     const std::string at = "kind_efficiency." + item.key();
     LayerKind k;
@@ -228,7 +138,7 @@ std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v) {
       r.fail(at, "unknown layer kind",
              "conv, fc, bn, pool, relu, lrn, concat, add, dropout or softmax");
     }
-    out[k] = r.number(item.value(), at, 0, 1, true, "a fraction in (0, 1]");
+    out[k] = r.number(item.value(), at, 0, 1, "a fraction in (0, 1]", /*lo_open=*/true);
   }
   for (LayerKind k : {LayerKind::conv, LayerKind::fc})
     if (!out.count(k))
@@ -344,36 +254,28 @@ std::string Profile::compute_source(const Network& net, int batch) const {
 
 Profile parse_profile(const std::string& json_text, const std::string& where) {
   const Reader r(where);
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto cut = what.find("] ");
-    if (cut != std::string::npos) what = what.substr(cut + 2);
-    r.fail("", "malformed JSON: " + what, "a possim-profile-1 JSON object");
-  }
+  json j = r.parse(json_text, "a possim-profile-1 JSON object");
   if (!j.is_object()) r.fail("", "top level is " + std::string(j.type_name()), "a JSON object");
   r.only_known(j, "", kTopFields);
 
   Profile p;
   p.path = where;
   const std::string format =
-      r.text(r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
+      text(r, r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
   if (format != kFormat)
     r.fail("format", "\"" + format + "\" is not supported", std::string("\"") + kFormat + "\"");
-  p.name = r.text(r.require(j, "", "name", "a profile name"), "name");
-  if (j.contains("device")) p.device = r.text(j["device"], "device", false);
+  p.name = text(r, r.require(j, "", "name", "a profile name"), "name");
+  if (j.contains("device")) p.device = text(r, j["device"], "device", false);
 
   // Required rates: a zero here would divide by zero downstream.
   const auto rate = [&](const char* key, double hi, const std::string& unit) {
     const std::string e = "a rate in (0, " + format_number(hi) + "] " + unit;
-    return r.number(r.require(j, "", key, e), key, 0, hi, true, e);
+    return r.number(r.require(j, "", key, e), key, 0, hi, e, /*lo_open=*/true);
   };
   // Optional fixed costs default to 0.
   const auto seconds = [&](const char* key, double hi) {
     if (!j.contains(key)) return 0.0;
-    return r.number(j[key], key, 0, hi, false, "seconds in [0, " + format_number(hi) + "]");
+    return r.number(j[key], key, 0, hi, "seconds in [0, " + format_number(hi) + "]");
   };
   p.peak_flops_per_s = rate("peak_flops_per_s", kMaxFlops, "FLOP/s");
   p.pcie_bytes_per_s = rate("pcie_bytes_per_s", kMaxBytesPerS, "bytes/s");
@@ -382,7 +284,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.rebuild_flops_per_s = rate("rebuild_flops_per_s", kMaxFlops, "FLOP/s");
   p.quantize_bytes_per_s = rate("quantize_bytes_per_s", kMaxBytesPerS, "bytes/s");
   p.tcp_goodput = r.number(r.require(j, "", "tcp_goodput", "a fraction in (0, 1]"), "tcp_goodput",
-                           0, 1, true, "a fraction in (0, 1]");
+                           0, 1, "a fraction in (0, 1]", /*lo_open=*/true);
   p.pcie_latency_s = seconds("pcie_latency_s", 1);
   p.per_message_s = seconds("per_message_s", 1);
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
@@ -393,15 +295,15 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   if (j.contains("measured")) p.measured = read_measured(r, j["measured"]);
   for (std::size_t i = 0; i < p.throughput.size(); ++i)
     if (p.throughput[i].batch / p.throughput[i].images_per_s <= p.per_iteration_s)
-      r.fail(Reader::index("throughput", i) + ".images_per_s",
+      r.fail(json_check::index("throughput", i) + ".images_per_s",
              "iteration time is not above per_iteration_s",
              "batch / images_per_s > per_iteration_s");
 
   if (j.contains("sources")) {
-    r.object(j["sources"], "sources");
+    object(r, j["sources"], "sources");
     r.only_known(j["sources"], "sources", kTopFields);
     for (const auto& item : j["sources"].items())
-      p.sources[item.key()] = r.text(item.value(), "sources." + item.key());
+      p.sources[item.key()] = text(r, item.value(), "sources." + item.key());
   }
   return p;
 }

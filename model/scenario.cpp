@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "model/error.hpp"
+#include "model/json_check.hpp"
 #include "model/layer_json.hpp"
 #include "model/zoo.hpp"
 
@@ -32,38 +33,10 @@ constexpr double kMinGbps = 0.1, kMaxGbps = 1000, kMaxLatencyS = 1;
 constexpr double kMinKvBytes = 1024, kMaxKvBytes = 1024.0 * 1024 * 1024;
 constexpr double kMaxSigma = 5, kMaxSlowdown = 1000;
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps
-  // ("vgg91" is one typo away from "vgg19", not two).
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] =
-          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
-// "; did you mean 'x'?" for the closest name within edit distance 2, else "".
-std::string hint(const std::string& s, const Names& names) {
-  std::string best;
-  std::size_t best_d = 3;
-  for (const auto& n : names) {
-    const std::size_t d = edit_distance(s, n);
-    if (d < best_d) best_d = d, best = n;
-  }
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
-
-std::string list(const Names& names, const char* sep = ", ") {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
-  return out;
-}
+using json_check::describe;
+using json_check::did_you_mean;
+using json_check::index;
+using json_check::list;
 
 std::string num(double x) {
   char buf[32];
@@ -71,76 +44,24 @@ std::string num(double x) {
   return buf;
 }
 
-std::string join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-std::string at(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-// Reads one document; every failure names the file and the field path.
-class Reader {
+// The shared checks, plus the scenario's own: objects with a fixed set of fields, choices
+// from a list, and sweep axes.
+class Reader : public json_check::Reader {
  public:
-  explicit Reader(std::string where) : where_(std::move(where)) {}
+  using json_check::Reader::Reader;
 
-  [[noreturn]] void fail(const std::string& field, const std::string& problem,
-                         const std::string& expected = "") const {
-    throw InputError(where_, field, problem, expected);
-  }
-
-  static std::string describe(const json& v) {
-    std::string s = v.dump();
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
-    return s + " (" + v.type_name() + ")";
-  }
-
+  // An object whose fields are all in `known`.
   void object(const json& v, const std::string& path, const Names& known) const {
-    if (!v.is_object())
-      fail(path, describe(v) + " is not an object", "an object with fields " + list(known));
-    for (const auto& item : v.items())
-      if (std::find(known.begin(), known.end(), item.key()) == known.end())
-        fail(join(path, item.key()), "unknown field" + hint(item.key(), known),
-             "one of " + list(known));
-  }
-
-  const json& require(const json& obj, const std::string& path, const char* key,
-                      const std::string& expected) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing", expected);
-    return *it;
-  }
-
-  std::string text(const json& v, const std::string& path, const std::string& expected) const {
-    if (!v.is_string()) fail(path, describe(v) + " is not a string", expected);
-    return v.get<std::string>();
+    json_check::Reader::object(v, path, "an object with fields " + list(known));
+    only_known(v, path, known);
   }
 
   std::string choice(const json& v, const std::string& path, const Names& options) const {
     const std::string expected = "one of " + list(options);
     const std::string s = text(v, path, expected);
     if (std::find(options.begin(), options.end(), s) == options.end())
-      fail(path, "'" + s + "' is not allowed" + hint(s, options), expected);
+      fail(path, "'" + s + "' is not allowed" + did_you_mean(s, options), expected);
     return s;
-  }
-
-  double number(const json& v, const std::string& path, double lo, double hi,
-                const std::string& expected) const {
-    if (!v.is_number()) fail(path, describe(v) + " is not a number", expected);
-    const double x = v.get<double>();
-    if (x < lo || x > hi) fail(path, v.dump() + " is out of range", expected);
-    return x;
-  }
-
-  long long integer(const json& v, const std::string& path, long long lo, long long hi,
-                    const std::string& expected) const {
-    if (!v.is_number_integer()) fail(path, describe(v) + " is not an integer", expected);
-    // Non-negative JSON integers parse as unsigned; compare in the matching type.
-    const bool out = v.is_number_unsigned()
-                         ? v.get<unsigned long long>() > (unsigned long long)hi ||
-                               (lo > 0 && v.get<unsigned long long>() < (unsigned long long)lo)
-                         : v.get<long long>() < lo || v.get<long long>() > hi;
-    if (out) fail(path, v.dump() + " is out of range", expected);
-    return v.get<long long>();
   }
 
   // A sweep axis: one value or a non-empty list of distinct values.
@@ -151,18 +72,15 @@ class Reader {
     if (v.empty()) fail(path, "is an empty list", expected);
     std::vector<T> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      const T x = one(v[i], at(path, i));
+      const T x = one(v[i], index(path, i));
       auto dup = std::find(out.begin(), out.end(), x);
       if (dup != out.end())
-        fail(at(path, i), "duplicate of " + at(path, std::size_t(dup - out.begin())),
+        fail(index(path, i), "duplicate of " + index(path, std::size_t(dup - out.begin())),
              "distinct sweep values");
       out.push_back(x);
     }
     return out;
   }
-
- private:
-  std::string where_;
 };
 
 void read_servers(const Reader& r, const json& v, Scenario& s) {
@@ -212,13 +130,13 @@ void read_cluster(const Reader& r, const json& v, Scenario& s) {
 
 void read_strategies(const Reader& r, const json& v, Scenario& s) {
   const std::string expected = "a non-empty list from " + list(kStrategies);
-  if (!v.is_array()) r.fail("strategies", Reader::describe(v) + " is not a list", expected);
+  r.array(v, "strategies", expected);
   if (v.empty()) r.fail("strategies", "is an empty list", expected);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string p = at("strategies", i);
+    const std::string p = index("strategies", i);
     const std::string name = r.text(v[i], p, "a strategy: " + list(kStrategies));
     if (std::find(kStrategies.begin(), kStrategies.end(), name) == kStrategies.end())
-      r.fail(p, "unknown strategy '" + name + "'" + hint(name, kStrategies),
+      r.fail(p, "unknown strategy '" + name + "'" + did_you_mean(name, kStrategies),
              "one of " + list(kStrategies));
     if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end())
       r.fail(p, "'" + name + "' is listed twice", "distinct strategies");
@@ -245,9 +163,9 @@ void read_stragglers(const Reader& r, const json& v, StragglerModel& m) {
     if (m.kind != "fixed")
       r.fail(base + ".slowdown", "only applies to kind fixed", "no slowdown with kind " + m.kind);
     const json& sl = v["slowdown"];
-    if (!sl.is_array()) r.fail(base + ".slowdown", Reader::describe(sl) + " is not a list", slow_e);
+    r.array(sl, base + ".slowdown", slow_e);
     for (std::size_t i = 0; i < sl.size(); ++i)
-      m.slowdown.push_back(r.number(sl[i], at(base + ".slowdown", i), 1, kMaxSlowdown,
+      m.slowdown.push_back(r.number(sl[i], index(base + ".slowdown", i), 1, kMaxSlowdown,
                                     "a slowdown factor in [1, " + num(kMaxSlowdown) + "]"));
   } else if (m.kind == "fixed") {
     r.fail(base + ".slowdown", "missing", slow_e + " for kind fixed");
@@ -293,7 +211,7 @@ void cross_check(const Reader& r, const Scenario& s) {
     r.fail("cluster.servers.shards",
            std::to_string(s.server_shards) + " colocated shards exceed the " +
                std::to_string(*smallest) + " nodes of " +
-               at("cluster.nodes", std::size_t(smallest - s.nodes.begin())),
+               index("cluster.nodes", std::size_t(smallest - s.nodes.begin())),
            "at most one shard per node (" + std::to_string(*smallest) +
                "), \"per_node\", or \"placement\": \"dedicated\"");
   const StragglerModel& m = s.options.stragglers;
@@ -327,7 +245,7 @@ Network read_model(const Reader& r, const std::string& ref, const std::string& b
                            ref.find('\\') != std::string::npos || fs::path(ref).has_extension();
     if (!fs::exists(p, ec)) {
       if (path_like) r.fail("model", "layer JSON '" + p.string() + "' does not exist", expected);
-      r.fail("model", "unknown model '" + ref + "'" + hint(ref, zoo_names()), expected);
+      r.fail("model", "unknown model '" + ref + "'" + did_you_mean(ref, zoo_names()), expected);
     }
   }
   try {
@@ -349,7 +267,7 @@ Profile read_profile(const Reader& r, const std::string& ref, const std::string&
       for (const auto& e : fs::directory_iterator(shipped_dir, ec))
         if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
       std::sort(names.begin(), names.end());
-      r.fail("profile", "no shipped profile '" + ref + "'" + hint(ref, names),
+      r.fail("profile", "no shipped profile '" + ref + "'" + did_you_mean(ref, names),
              "one of " + list(names) + ", or a path to a profile JSON");
     }
   } else if (!fs::exists(resolve(ref, base_dir), ec)) {
@@ -378,16 +296,8 @@ Cluster Scenario::cluster(int n, double gbps) const {
 Scenario parse_scenario(const std::string& json_text, const std::string& where,
                         const std::string& base_dir) {
   const Reader r(where);
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto cut = what.find("] ");
-    if (cut != std::string::npos) what = what.substr(cut + 2);
-    r.fail("", "malformed JSON: " + what, "a scenario JSON object");
-  }
-  if (!j.is_object()) r.fail("", "the top level is " + Reader::describe(j), "a JSON object");
+  json j = r.parse(json_text, "a scenario JSON object");
+  if (!j.is_object()) r.fail("", "the top level is " + describe(j), "a JSON object");
   r.object(j, "",
            {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
             "strategy_options", "profile", "iterations", "seed"});
@@ -415,8 +325,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   if (j.contains("seed")) {
     const json& v = j["seed"];
     if (!v.is_number_unsigned())
-      r.fail("seed", Reader::describe(v) + " is not a non-negative integer",
-             "an integer in [0, 2^64)");
+      r.fail("seed", describe(v) + " is not a non-negative integer", "an integer in [0, 2^64)");
     s.seed = v.get<std::uint64_t>();
   }
   cross_check(r, s);

@@ -1,0 +1,78 @@
+// Checking a user's JSON document field by field: every failure is one InputError naming the
+// file, the field path and what was expected. Shared by the scenario and profile readers
+// (and the calibration measurement reader), so the same mistake reads the same everywhere.
+#pragma once
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace possim::json_check {
+
+using Names = std::vector<std::string>;
+
+// Optimal string alignment distance: insertions, deletions, substitutions and adjacent
+// swaps ("vgg91" is one typo away from "vgg19", not two).
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// "; did you mean 'x'?" for the closest name within edit distance 2 (the first of equally
+// close ones), else "".
+std::string did_you_mean(const std::string& s, const Names& names);
+
+// "a, b, c" (or joined with `sep`).
+std::string list(const Names& names, const char* sep = ", ");
+
+// Field paths: "path.key" (just "key" at the top level) and "path[i]".
+std::string join(const std::string& path, const std::string& key);
+std::string index(const std::string& path, std::size_t i);
+
+// A value as an error shows it: its JSON text (cut at 40 characters) and its type,
+// e.g. "\"32\" (string)".
+std::string describe(const nlohmann::json& v);
+
+// nlohmann's parse error text without its "[json.exception.parse_error.101] " prefix.
+std::string parse_error_text(const nlohmann::json::parse_error& e);
+
+// Reads one document; every failure names the file (`where`) and the field path.
+class Reader {
+ public:
+  explicit Reader(std::string where) : where_(std::move(where)) {}
+
+  const std::string& where() const { return where_; }
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem,
+                         const std::string& expected = "") const;
+
+  // The parsed document; malformed text fails with "malformed JSON: ..." at the top level.
+  nlohmann::json parse(const std::string& text, const std::string& expected) const;
+
+  // Every key of `obj` is one of `known`; else "unknown field; did you mean ...".
+  void only_known(const nlohmann::json& obj, const std::string& path, const Names& known) const;
+
+  // obj[key], or "missing".
+  const nlohmann::json& require(const nlohmann::json& obj, const std::string& path, const char* key,
+                                const std::string& expected) const;
+
+  // `v` itself, or "... is not an object" / "... is not a list".
+  const nlohmann::json& object(const nlohmann::json& v, const std::string& path,
+                               const std::string& expected) const;
+  const nlohmann::json& array(const nlohmann::json& v, const std::string& path,
+                              const std::string& expected) const;
+
+  // A string (any, empty included).
+  std::string text(const nlohmann::json& v, const std::string& path,
+                   const std::string& expected) const;
+
+  // A number in [lo, hi], or in (lo, hi] when lo_open.
+  double number(const nlohmann::json& v, const std::string& path, double lo, double hi,
+                const std::string& expected, bool lo_open = false) const;
+
+  // An integer in [lo, hi].
+  long long integer(const nlohmann::json& v, const std::string& path, long long lo, long long hi,
+                    const std::string& expected) const;
+
+ private:
+  std::string where_;
+};
+
+}  // namespace possim::json_check
