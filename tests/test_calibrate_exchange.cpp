@@ -7,10 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -21,6 +19,7 @@
 #include "calibrate/exchange/wire.hpp"
 #include "calibrate/profile_json.hpp"
 #include "model/error.hpp"
+#include "run_possim.hpp"
 
 using namespace possim;
 using namespace possim::calibrate::exchange;
@@ -65,36 +64,6 @@ std::vector<std::string> my_namespaces() {
   return out;
 }
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-Output run_possim(const std::string& args, const fs::path& cwd) {
-  const fs::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
-                          err_file.string() + "'";
-  Output o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream e(err_file);
-  o.err.assign(std::istreambuf_iterator<char>(e), {});
-  return o;
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("possim_exch_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 }  // namespace
 
 TEST_CASE("loopback exchange times every message and fits each path", "[exchange]") {
@@ -129,7 +98,7 @@ TEST_CASE("loopback exchange times every message and fits each path", "[exchange
   CHECK(p.tcp_goodput == base.tcp_goodput);
   CHECK(p.sources.at("per_message_s").find("possim calibrate exchange (loopback") !=
         std::string::npos);
-  const fs::path dir = scratch("loop");
+  const fs::path dir = test::scratch("exch", "loop");
   calibrate::write_profile_with_sidecar(p, exchange_sidecar(r, o, base),
                                         (dir / "ex.json").string());
   CHECK(load_profile((dir / "ex.json").string()).per_message_s == Approx(r.per_message_s));
@@ -258,8 +227,8 @@ TEST_CASE("namespace cluster is deleted on every path, stale ones of dead proces
 
 TEST_CASE("possim calibrate exchange writes a profile, and bad options are one line",
           "[exchange][cli]") {
-  const fs::path dir = scratch("cli");
-  const Output o = run_possim(
+  const fs::path dir = test::scratch("exch", "cli");
+  const test::Output o = test::run_possim(
       "calibrate exchange --repeats 2 --kv-sizes 1000000,16000000 --sf-sizes 1000000,16000000 "
       "--base titanx_maxwell --out ex.json",
       dir);
@@ -270,12 +239,13 @@ TEST_CASE("possim calibrate exchange writes a profile, and bad options are one l
   CHECK(p.sources.at("per_message_s").find("possim calibrate exchange") != std::string::npos);
   CHECK(fs::exists(dir / "ex.calibration.json"));
 
-  const Output bad = run_possim("calibrate exchange --workers 1 --out bad.json", dir);
+  const test::Output bad = test::run_possim("calibrate exchange --workers 1 --out bad.json", dir);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--workers") != std::string::npos);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   CHECK_FALSE(fs::exists(dir / "bad.json"));
-  const Output sizes = run_possim("calibrate exchange --kv-sizes 100,abc --out bad.json", dir);
+  const test::Output sizes =
+      test::run_possim("calibrate exchange --kv-sizes 100,abc --out bad.json", dir);
   CHECK(sizes.status == 2);
   CHECK(sizes.err.find("--kv-sizes") != std::string::npos);
   fs::remove_all(dir);

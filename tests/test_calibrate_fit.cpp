@@ -2,14 +2,9 @@
 // recovery of known parameters from iteration times possim itself generated (with seeded
 // noise), prediction of points left out of the fit, and one-line errors for malformed
 // measurement files.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +18,7 @@
 #include "calibrate/measurements.hpp"
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
+#include "run_possim.hpp"
 
 using namespace possim;
 using namespace possim::calibrate;
@@ -30,36 +26,6 @@ namespace fs = std::filesystem;
 using Approx = Catch::Detail::Approx;
 
 namespace {
-
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-Output run_possim(const std::string& args, const fs::path& cwd) {
-  const fs::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
-                          err_file.string() + "'";
-  Output o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream e(err_file);
-  o.err.assign(std::istreambuf_iterator<char>(e), {});
-  return o;
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("possim_fit_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // The cluster the fit test pretends to have measured.
 const std::vector<std::string> kNames = fit_parameter_names();
@@ -302,7 +268,7 @@ TEST_CASE("malformed measurement files give one InputError naming the file and t
 
 TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by possim run",
           "[fit][cli]") {
-  const fs::path dir = scratch("cli");
+  const fs::path dir = test::scratch("fit", "cli");
   const Profile base = load_profile("titanx_maxwell");
   const Profile truth = with_parameters(base, kNames, kTruth);
   MeasurementSet m = fit_design();
@@ -312,7 +278,7 @@ TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by p
   measure(held, truth, 0.0, 1);
   std::ofstream(dir / "held.csv") << measurements_csv(held.points);
 
-  const Output o = run_possim(
+  const test::Output o = test::run_possim(
       "calibrate fit measured.csv --profile titanx_maxwell --out fitted.json --predict held.csv",
       dir);
   INFO(o.err);
@@ -336,7 +302,8 @@ TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by p
     "cluster": {"nodes": [16], "gpus_per_node": 1, "nic_gbps": [20], "latency_s": 50e-6,
                 "servers": {"shards": "per_node", "placement": "colocated"}},
     "strategies": ["poseidon"], "profile": "fitted.json", "iterations": 5, "seed": 1})";
-  const Output run = run_possim("run held_scenario.json --engine analytic --out res -q", dir);
+  const test::Output run =
+      test::run_possim("run held_scenario.json --engine analytic --out res -q", dir);
   INFO(run.err);
   REQUIRE(run.status == 0);
   std::ifstream rj(dir / "res" / "results.json");
@@ -347,13 +314,13 @@ TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by p
   // Malformed measurements: exit 2, one line naming the file and line, nothing written.
   std::ofstream(dir / "bad.csv")
       << "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,-1\n";
-  const Output bad =
-      run_possim("calibrate fit bad.csv --profile titanx_maxwell --out never.json", dir);
+  const test::Output bad =
+      test::run_possim("calibrate fit bad.csv --profile titanx_maxwell --out never.json", dir);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("bad.csv:2: iteration_s") != std::string::npos);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   CHECK_FALSE(fs::exists(dir / "never.json"));
-  const Output help = run_possim("calibrate fit --help", dir);
+  const test::Output help = test::run_possim("calibrate fit --help", dir);
   CHECK(help.status == 0);
   fs::remove_all(dir);
 }

@@ -1,13 +1,8 @@
 // The calibrator's kernels: CPU kernels against naive loops on tiny inputs, gradients
 // against finite differences, the CPU backend's timings, the profile it writes (loaded
 // back, accepted by `possim run`), and the GPU backend's message where it cannot run.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -22,6 +17,7 @@
 #include "model/error.hpp"
 #include "model/strategy.hpp"
 #include "model/zoo.hpp"
+#include "run_possim.hpp"
 
 using namespace possim;
 using namespace possim::calibrate;
@@ -107,36 +103,6 @@ cpu::ConvGeom geom(cpu::i64 n, cpu::i64 c, cpu::i64 h, cpu::i64 w, cpu::i64 k, i
   g.ho = (h + 2 * pad_h - kh) / stride + 1;
   g.wo = (w + 2 * pad_w - kw) / stride + 1;
   return g;
-}
-
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-Output run_possim(const std::string& args, const fs::path& cwd) {
-  const fs::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
-                          err_file.string() + "'";
-  Output o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream e(err_file);
-  o.err.assign(std::istreambuf_iterator<char>(e), {});
-  return o;
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("possim_cal_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
 }
 
 }  // namespace
@@ -417,7 +383,7 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
         std::string::npos);
   CHECK(p.sources.at("tcp_goodput").find("from base profile titanx_maxwell") != std::string::npos);
 
-  const fs::path dir = scratch("kernels");
+  const fs::path dir = test::scratch("cal", "kernels");
   const std::string path = (dir / "cq_test.json").string();
   write_profile_with_sidecar(p, kernel_sidecar(cal, base), path);
   const Profile back = load_profile(path);
@@ -473,8 +439,8 @@ TEST_CASE("a layer limit (--layers) bounds the work and labels the estimated lay
 }
 
 TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "[calibrate][cli]") {
-  const fs::path dir = scratch("cli_kernels");
-  const Output o = run_possim(
+  const fs::path dir = test::scratch("cal", "cli_kernels");
+  const test::Output o = test::run_possim(
       "calibrate kernels --model cifar10_quick --batch 8 --backend cpu --repeats 1 "
       "--out cq.json -q",
       dir);
@@ -491,17 +457,18 @@ TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "
     "cluster": {"nodes": [1, 2], "gpus_per_node": 1, "nic_gbps": [10], "latency_s": 50e-6,
                 "servers": {"shards": "per_node", "placement": "colocated"}},
     "strategies": ["poseidon"], "profile": "cq.json", "iterations": 3, "seed": 1})";
-  const Output run = run_possim("run scenario.json --engine analytic --out res -q", dir);
+  const test::Output run =
+      test::run_possim("run scenario.json --engine analytic --out res -q", dir);
   INFO(run.err);
   CHECK(run.status == 0);
   CHECK(fs::exists(dir / "res" / "results.json"));
 
   // Bad input: one line, exit 2; no GPU: one clear line, exit 1; nothing written either way.
-  const Output bad =
-      run_possim("calibrate kernels --model cifar10_quick --precision fp8 --out x.json", dir);
+  const test::Output bad =
+      test::run_possim("calibrate kernels --model cifar10_quick --precision fp8 --out x.json", dir);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--precision") != std::string::npos);
-  const Output gpu = run_possim(
+  const test::Output gpu = test::run_possim(
       "calibrate kernels --model cifar10_quick --batch 2 --backend gpu --out g.json -q", dir);
   if (gpu.status != 0) {
     CHECK(gpu.status == 1);
@@ -509,7 +476,7 @@ TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "
            gpu.err.find("GPU backend not built") != std::string::npos));
     CHECK_FALSE(fs::exists(dir / "g.json"));
   }
-  const Output help = run_possim("calibrate kernels --help", dir);
+  const test::Output help = test::run_possim("calibrate kernels --help", dir);
   CHECK(help.status == 0);
   CHECK(help.out.find("--backend") != std::string::npos);
   fs::remove_all(dir);

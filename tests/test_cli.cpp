@@ -1,50 +1,22 @@
 // The possim binary as a user meets it: exit codes, one-line errors, files written.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "run_possim.hpp"
+
 namespace fs = std::filesystem;
 
+using possim::test::Output;
+using possim::test::run_possim;
+using possim::test::scratch;
+
 namespace {
-
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs possim with args in folder `cwd`; stdout and stderr captured separately.
-Output possim(const std::string& args, const fs::path& cwd = fs::temp_directory_path()) {
-  const fs::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
-                          err_file.string() + "'";
-  Output o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream e(err_file);
-  o.err.assign(std::istreambuf_iterator<char>(e), {});
-  return o;
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("possim_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 int lines(const std::string& s) {
   int n = 0;
@@ -61,8 +33,8 @@ TEST_CASE("every broken scenario exits 2 with one line naming the file", "[cli]"
   for (const auto& entry : fs::directory_iterator(fs::path(POSSIM_TESTS_DIR) / "scenarios_bad")) {
     const std::string name = entry.path().filename().string();
     if (name.rfind('_', 0) == 0) continue;  // helper files (e.g. a bad profile) start with _
-    const fs::path dir = scratch("bad");
-    const Output o = possim("run '" + entry.path().string() + "' --quiet", dir);
+    const fs::path dir = scratch("cli", "bad");
+    const Output o = run_possim("run '" + entry.path().string() + "' --quiet", dir);
     INFO(name << ": " << o.err);
     CHECK(o.status == 2);
     CHECK(lines(o.err) == 1);
@@ -77,24 +49,24 @@ TEST_CASE("every broken scenario exits 2 with one line naming the file", "[cli]"
 }
 
 TEST_CASE("a missing scenario file and bad command lines exit 2", "[cli]") {
-  Output o = possim("run /nonexistent/scenario.json");
+  Output o = run_possim("run /nonexistent/scenario.json");
   CHECK(o.status == 2);
   CHECK(o.err.find("/nonexistent/scenario.json") != std::string::npos);
-  o = possim("run");
+  o = run_possim("run");
   CHECK(o.status == 2);
-  o = possim("run " + kScenario + " --engine warp");
+  o = run_possim("run " + kScenario + " --engine warp");
   CHECK(o.status == 2);
   CHECK(o.err.find("warp") != std::string::npos);
-  o = possim("frobnicate");
+  o = run_possim("frobnicate");
   CHECK(o.status == 2);
-  o = possim("run --help");
+  o = run_possim("run --help");
   CHECK(o.status == 0);
   CHECK(o.out.find("--engine") != std::string::npos);
 }
 
 TEST_CASE("possim run writes JSON and CSV that agree with the table", "[cli]") {
-  const fs::path dir = scratch("run");
-  const Output o = possim("run " + kScenario + " --out out", dir);
+  const fs::path dir = scratch("cli", "run");
+  const Output o = run_possim("run " + kScenario + " --out out", dir);
   REQUIRE(o.status == 0);
   CHECK(o.out.find("poseidon") != std::string::npos);
   std::ifstream f(dir / "out" / "results.json");
@@ -112,7 +84,7 @@ TEST_CASE("possim run writes JSON and CSV that agree with the table", "[cli]") {
   for (std::string line; std::getline(csv, line);) ++rows;
   CHECK(rows == 25);
   // Same scenario, same seed: the same bytes.
-  const Output again = possim("run " + kScenario + " --out out2 --quiet", dir);
+  const Output again = run_possim("run " + kScenario + " --out out2 --quiet", dir);
   REQUIRE(again.status == 0);
   std::ifstream a(dir / "out" / "results.csv"), b(dir / "out2" / "results.csv");
   const std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
@@ -121,7 +93,7 @@ TEST_CASE("possim run writes JSON and CSV that agree with the table", "[cli]") {
 }
 
 TEST_CASE("explain VGG19 at 8 nodes: SFB for fc6, fc7, fc8 and PS for every conv", "[cli]") {
-  const Output o = possim("explain " + kScenario + " --nodes 8");
+  const Output o = run_possim("explain " + kScenario + " --nodes 8");
   REQUIRE(o.status == 0);
   int convs = 0, fcs = 0;
   std::istringstream in(o.out);
@@ -143,23 +115,23 @@ TEST_CASE("explain VGG19 at 8 nodes: SFB for fc6, fc7, fc8 and PS for every conv
 }
 
 TEST_CASE("a model written by `models show --json` runs as a user's own model", "[cli]") {
-  const fs::path dir = scratch("models");
-  const Output shown = possim("models show vgg19 --json", dir);
+  const fs::path dir = scratch("cli", "models");
+  const Output shown = run_possim("models show vgg19 --json", dir);
   REQUIRE(shown.status == 0);
   std::ofstream(dir / "mine.json") << shown.out;
   std::ofstream(dir / "s.json") << R"({"name": "mine", "model": "mine.json", "batch_per_gpu": 32,
     "cluster": {"nodes": [8], "nic_gbps": [10]}, "strategies": ["poseidon"]})";
   std::ofstream(dir / "z.json") << R"({"name": "zoo", "model": "vgg19", "batch_per_gpu": 32,
     "cluster": {"nodes": [8], "nic_gbps": [10]}, "strategies": ["poseidon"]})";
-  const Output a = possim("run s.json --out a --quiet", dir);
-  const Output b = possim("run z.json --out b --quiet", dir);
+  const Output a = run_possim("run s.json --out a --quiet", dir);
+  const Output b = run_possim("run z.json --out b --quiet", dir);
   REQUIRE(a.status == 0);
   REQUIRE(b.status == 0);
   std::ifstream fa(dir / "a" / "results.json"), fb(dir / "b" / "results.json");
   const auto ja = nlohmann::json::parse(fa), jb = nlohmann::json::parse(fb);
   // The file carries the zoo's name, so even the throughput-scaled compute agrees.
   CHECK(ja["results"][0]["iteration_s"] == jb["results"][0]["iteration_s"]);
-  const Output listing = possim("models");
+  const Output listing = run_possim("models");
   CHECK(listing.status == 0);
   for (const char* m : {"alexnet", "cifar10_quick", "googlenet", "inception_v3", "vgg16", "vgg19",
                         "vgg19_22k", "resnet50", "resnet152"})
