@@ -1,4 +1,5 @@
-// cuDNN 9 / cuBLAS timing. Built only with CUDA + cuDNN (see calibrate/CMakeLists.txt).
+// cuDNN 9 / cuBLAS timing. Built only with CUDA + cuDNN, as the plugin
+// libpossim_cuda_backend.so (see calibrate/CMakeLists.txt and backend_factory.cpp).
 // Uses cuDNN's legacy (deprecated but present in 9.x) descriptor API: it maps one-to-one
 // onto the layers possim models, as Caffe's cuDNN layers did.
 #include "calibrate/cuda_backend.hpp"
@@ -683,8 +684,9 @@ class CudaBackend : public KernelBackend {
 
 }  // namespace
 
-std::unique_ptr<KernelBackend> make_cuda_backend(Precision precision) {
-  return std::make_unique<CudaBackend>(precision);
-}
-
 }  // namespace possim::calibrate
+
+extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend(
+    possim::calibrate::Precision precision) {
+  return new possim::calibrate::CudaBackend(precision);
+}

@@ -1,7 +1,8 @@
 // The interface every kernel-timing backend implements: time one layer's forward and
 // backward kernels at a batch, the sufficient-factor rebuild GEMM, and host<->device
 // copies. The CPU backend (Eigen) runs everywhere; the GPU backend (cuDNN/cuBLAS) exists
-// when CUDA and cuDNN were found at configure time.
+// when CUDA and cuDNN were found at configure time, as a plugin loaded on request
+// (calibrate/cuda_backend.hpp).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -86,7 +87,7 @@ class BackendUnavailable : public std::runtime_error {
 // Throws BackendUnavailable, or InputError for an unknown name.
 std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision precision,
                                             int threads);
-// Whether the GPU backend was compiled in (CUDA + cuDNN found at configure time).
+// Whether the GPU backend plugin was built (CUDA + cuDNN found at configure time).
 bool gpu_backend_built();
 
 }  // namespace possim::calibrate

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "calibrate/cpu_kernels.hpp"
+#include "calibrate/cuda_backend.hpp"
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "calibrate/profile_json.hpp"
@@ -352,6 +353,29 @@ TEST_CASE("GPU backend request without a usable device gives one clear message",
       CHECK(what.rfind("no CUDA device: use --backend cpu", 0) == 0);
     else
       CHECK(what.rfind("GPU backend not built: CUDA/cuDNN not found at configure time", 0) == 0);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("a GPU backend plugin that cannot be loaded gives one line with dlopen's reason",
+          "[calibrate]") {
+  const std::string missing = "/nonexistent/libpossim_cuda_backend.so";
+  try {
+    load_cuda_backend_plugin(missing, Precision::fp32);
+    FAIL("no BackendUnavailable for " << missing);
+  } catch (const BackendUnavailable& e) {
+    const std::string what = e.what();
+    CHECK(what.rfind("GPU backend plugin cannot be loaded: ", 0) == 0);
+    CHECK(what.find(missing) != std::string::npos);  // dlerror names the file
+    CHECK(what.find('\n') == std::string::npos);
+  }
+  // A library that loads but is not the plugin: no factory to call.
+  try {
+    load_cuda_backend_plugin("libm.so.6", Precision::fp32);
+    FAIL("no BackendUnavailable for libm");
+  } catch (const BackendUnavailable& e) {
+    const std::string what = e.what();
+    CHECK(what.find("has no possim_make_cuda_backend") != std::string::npos);
     CHECK(what.find('\n') == std::string::npos);
   }
 }
