@@ -137,8 +137,8 @@ std::string results_csv(const std::vector<Result>& results) {
 
 namespace {
 
-// Tracks in reading order: each worker's GPU, PCIe and network, then the shards, then
-// anything else; numbers compare as numbers ("worker 10" after "worker 9").
+// Tracks in reading order: each worker's GPU, PCIe and network, then each node's NIC
+// (tx, rx), then the shards, then anything else; numbers compare as numbers ("worker 10" after "worker 9").
 std::tuple<int, long, int, std::string> track_key(const std::string& track) {
   const auto number_after = [&](std::size_t pos) { return std::strtol(track.c_str() + pos, nullptr, 10); };
   if (track.rfind("worker ", 0) == 0) {
@@ -147,8 +147,9 @@ std::tuple<int, long, int, std::string> track_key(const std::string& track) {
     const int order = what == "GPU" ? 0 : what == "PCIe" ? 1 : what == "GPU-GPU" ? 2 : 3;
     return {0, number_after(7), order, what};
   }
-  if (track.rfind("shard ", 0) == 0) return {1, number_after(6), 0, track};
-  return {2, 0, 0, track};
+  if (track.rfind("node ", 0) == 0) return {1, number_after(5), track.find(" rx") != std::string::npos, track};
+  if (track.rfind("shard ", 0) == 0) return {2, number_after(6), 0, track};
+  return {3, 0, 0, track};
 }
 
 // Catapult's reserved colour names, so every viewer that honours "cname" tells compute,

@@ -292,6 +292,7 @@ void Executor::post(const Outgoing& out) {
 
 void Executor::send_group(std::vector<Outgoing> open) {
   std::vector<sg4::CommPtr> comms;
+  const double sent_at = sg4::Engine::get_clock();
   for (const Outgoing& o : open)
     comms.push_back(o.flow.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, o.flow.bytes))));
   while (!comms.empty()) {
@@ -302,6 +303,7 @@ void Executor::send_group(std::vector<Outgoing> open) {
     ++flows_;
     node_sent_[std::size_t(o.flow.src_node)] += o.flow.bytes;
     node_received_[std::size_t(o.flow.dst_node)] += o.flow.bytes;
+    record_flow(o, sent_at);
     if (o.notify_shards) delivered(o.in, o.flow.shard);
     if (--flows_left_[o.id] == 0) {
       record(o.in, "net", o.t0);
@@ -402,6 +404,20 @@ void Executor::record(const Instance& in, const std::string& track, double start
   e.duration_s = sg4::Engine::get_clock() - start;
   e.iteration = in.t;
   timeline_.push_back(e);
+}
+
+// Each flow on its sender's NIC tx track and its receiver's rx track (first 16 nodes).
+void Executor::record_flow(const Outgoing& o, double start) {
+  if (!opt_.timeline) return;
+  const Task& task = plan_.tasks[o.in.task];
+  const std::string name = std::string(to_string(task.kind)) +
+                           (task.layer >= 0 ? " " + net_.layers[std::size_t(task.layer)].name : "");
+  const double now = sg4::Engine::get_clock();
+  for (const auto& [node, dir] : {std::pair<int, const char*>{o.flow.src_node, " NIC tx"},
+                                  std::pair<int, const char*>{o.flow.dst_node, " NIC rx"}})
+    if (node < 16)
+      timeline_.push_back(TimelineEvent{"node " + std::to_string(node) + dir, name, to_string(task.kind),
+                                        start, now - start, o.in.t});
 }
 
 Result Executor::result() const {

@@ -85,6 +85,7 @@ class Executor {
   void send_group(std::vector<Outgoing> group);
   void run_ring(const Instance& in);
   void record(const Instance& in, const std::string& track, double start);
+  void record_flow(const Outgoing& o, double start);
 
   const SyncPlan& plan_;
   const Network& net_;

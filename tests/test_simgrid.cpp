@@ -161,20 +161,24 @@ TEST_CASE("every strategy completes on the SimGrid engine with several GPUs per 
   }
 }
 
-TEST_CASE("the timeline has a track per GPU and per network endpoint", "[simgrid]") {
+TEST_CASE("the timeline has a track per GPU, per NIC direction and per shard", "[simgrid]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
   RunOptions o;
   o.timeline = true;
   const Result r = simulate("wfbp", request(net, prof, 2, 10, 32, 2), o);
-  bool gpu = false, netw = false, shard = false;
+  bool gpu = false, netw = false, shard = false, tx = false, rx = false;
   for (const TimelineEvent& e : r.timeline) {
     gpu |= e.track == "worker 1 GPU";
     netw |= e.track == "worker 0 net";
+    tx |= e.track == "node 0 NIC tx" && e.category == "push";
+    rx |= e.track == "node 1 NIC rx" && e.category == "push";
     shard |= e.track.rfind("shard ", 0) == 0;
     CHECK(e.duration_s >= 0);
   }
   CHECK(gpu);
   CHECK(netw);
+  CHECK(tx);
+  CHECK(rx);
   CHECK(shard);
 }
