@@ -12,6 +12,10 @@ struct RunOptions {
   bool timeline = false;   // record TimelineEvents
   std::uint64_t seed = 1;  // stragglers and anything else random
   StragglerModel stragglers;
+  // SimGrid engine: one flow per KV pair instead of one per (sender, shard) connection.
+  // The default matches TCP, where a worker's pairs for one server share a connection
+  // and so one fair share; per-pair flows give that worker one share per pair.
+  bool flow_per_kv_pair = false;
 };
 
 class Engine {

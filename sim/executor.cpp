@@ -243,7 +243,11 @@ void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notif
     h.shard = f.shard;
     h.src_node = f.src_node;
     h.dst_node = f.dst_node;
-    remote.push_back(h);
+    const int copies = opt_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
+    h.bytes /= copies;
+    h.messages /= copies;
+    h.slice_left = std::make_shared<int>(copies);
+    remote.insert(remote.end(), std::size_t(copies), h);
   }
   flows_left_[id] = int(remote.size()) + 1;  // +1 until the local flows are accounted
   for (const Flow& f : flows)
@@ -304,7 +308,7 @@ void Executor::send_group(std::vector<Outgoing> open) {
     node_sent_[std::size_t(o.flow.src_node)] += o.flow.bytes;
     node_received_[std::size_t(o.flow.dst_node)] += o.flow.bytes;
     record_flow(o, sent_at);
-    if (o.notify_shards) delivered(o.in, o.flow.shard);
+    if (o.notify_shards && --*o.flow.slice_left == 0) delivered(o.in, o.flow.shard);
     if (--flows_left_[o.id] == 0) {
       record(o.in, "net", o.t0);
       complete(o.in);

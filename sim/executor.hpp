@@ -10,6 +10,7 @@
 // (not dropped) worker's flow to it has landed: Poseidon's per-KV update counting.
 #pragma once
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -28,6 +29,9 @@ struct HostFlow {
   int messages = 0;
   int shard = -1;
   int src_node = -1, dst_node = -1;  // NIC traffic only; -1 for PCIe copies
+  // Flows still in flight of the slice this flow carries (several with flow_per_kv_pair):
+  // the shard counts the slice as delivered when the last one lands.
+  std::shared_ptr<int> slice_left;
 };
 
 class Executor {
