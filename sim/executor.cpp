@@ -86,10 +86,10 @@ void Executor::count_pending() {
 }
 
 void Executor::start() {
-  fifo_.resize(server_fifo(int(platform_.node.size())));
-  for (Fifo& f : fifo_) {
-    f.wake = sg4::ConditionVariable::create();
-    f.mutex = sg4::Mutex::create();
+  for (int w = 0; w < plan_.workers; ++w) {
+    gpu_queue_.emplace_back();
+    gpu_wake_.push_back(sg4::ConditionVariable::create());
+    gpu_mutex_.push_back(sg4::Mutex::create());
   }
   // Inboxes: node hosts first, then GPUs, then host memories; a daemon drains each.
   std::vector<sg4::Host*> hosts = platform_.node;
@@ -109,20 +109,8 @@ void Executor::start() {
     drain_host_.push_back(h);
   }
   remaining_ = stride_ * std::size_t(k_);
-  // FIFO actors sit where their work runs or their data leaves from.
-  for (int w = 0; w < plan_.workers; ++w) {
-    const std::size_t u = std::size_t(w);
-    const std::pair<FifoKind, sg4::Host*> where[] = {{kGpu, platform_.gpu[u]}, {kD2h, platform_.gpu[u]},
-                                                      {kH2d, platform_.mem[u]}, {kD2d, platform_.d2d[u]}};
-    for (const auto& [kind, host] : where) {
-      const std::size_t f = worker_fifo(w, kind);
-      sg4::Actor::create("fifo", host, [this, f] { serve(f); });
-    }
-  }
-  for (std::size_t n = 0; n < platform_.node.size(); ++n) {
-    const std::size_t f = server_fifo(int(n));
-    sg4::Actor::create("server", platform_.node[n], [this, f] { serve(f); });
-  }
+  for (int w = 0; w < plan_.workers; ++w)
+    sg4::Actor::create("gpu-" + std::to_string(w), platform_.gpu[std::size_t(w)], [this, w] { run_gpu(w); });
   // Launch what needs nothing, from an actor (activities start only from actors).
   // The ready set is taken before any launch: a launch can yield to other actors, which
   // may bring more instances to zero pending and launch those themselves.
@@ -142,92 +130,100 @@ void Executor::release(int t, std::uint32_t task, int who) {
 
 void Executor::launch(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
-  started_[index(in.t, in.task, in.who)] = sg4::Engine::get_clock();
-  if (gpu_kind(task.kind)) return enqueue(worker_fifo(in.who, kGpu), in);
+  const std::size_t id = index(in.t, in.task, in.who);
+  started_[id] = sg4::Engine::get_clock();
+  if (gpu_kind(task.kind)) {
+    const std::size_t w = std::size_t(in.who);
+    const std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[w]);
+    gpu_queue_[w].push_back(in);
+    gpu_wake_[w]->notify_one();
+    return;
+  }
   switch (task.kind) {
     case TaskKind::copy_d2h:
-    case TaskKind::copy_h2d:
+    case TaskKind::copy_h2d: {
+      const std::size_t w = std::size_t(in.who);
+      const bool d2h = task.kind == TaskKind::copy_d2h;
+      const std::size_t nodes = platform_.node.size(), workers = platform_.gpu.size();
+      HostFlow f;
+      f.src = d2h ? platform_.gpu[w] : platform_.mem[w];
+      f.dst = d2h ? inbox_[nodes + workers + w] : inbox_[nodes + w];
+      f.bytes = task.bytes;
+      if (task.bytes <= 0) {
+        complete(in);
+        return;
+      }
+      flows_left_[id] = 1;
+      sg4::Actor::create("copy", f.src, [this, in, f] {
+        const double t0 = sg4::Engine::get_clock();
+        f.dst->put(&kPayload, std::uint64_t(std::max(1.0, f.bytes)));
+        record(in, "PCIe", t0);
+        complete(in);
+      });
+      return;
+    }
     case TaskKind::gather:
     case TaskKind::scatter:
-      if (task.bytes <= 0) return complete(in);
-      return enqueue(worker_fifo(in.who, task.kind == TaskKind::copy_d2h   ? kD2h
-                                         : task.kind == TaskKind::copy_h2d ? kH2d
-                                                                           : kD2d),
-                     in);
     case TaskKind::apply: {
-      const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
-      return enqueue(server_fifo(plan_.shard_node(s.shard)), in);
+      double amount = task.bytes;
+      sg4::Host* host = platform_.d2d[std::size_t(std::max(0, in.who))];
+      std::string track = "GPU-GPU";
+      if (task.kind == TaskKind::apply) {
+        const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
+        host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
+        amount = stragglers_.active(in.t) * s.bytes + task.duration_s * host->get_speed();
+        track = "shard " + std::to_string(s.shard) + " CPU";
+      }
+      if (amount <= 0) {
+        complete(in);
+        return;
+      }
+      sg4::Actor::create(to_string(task.kind), host, [this, in, amount, track] {
+        const double t0 = sg4::Engine::get_clock();
+        sg4::this_actor::execute(amount);
+        record(in, track, t0);
+        complete(in);
+      });
+      return;
     }
     case TaskKind::push:
     case TaskKind::pull:
     case TaskKind::broadcast:
-      return run_flows(in, expand_flows(plan_, task, in.who), task.pattern == FlowPattern::to_shards);
+      run_flows(in, expand_flows(plan_, task, in.who), task.pattern == FlowPattern::to_shards);
+      return;
     case TaskKind::allreduce:
-      if (plan_.workers < 2) return complete(in);
+      if (plan_.workers < 2) {
+        complete(in);
+        return;
+      }
       sg4::Actor::create("ring", platform_.node[std::size_t(in.who)], [this, in] { run_ring(in); });
       return;
-    default:  // barrier: a join, no work of its own
-      return complete(in);
+    case TaskKind::barrier:
+      complete(in);
+      return;
+    default:
+      return;
   }
 }
 
-void Executor::enqueue(std::size_t f, const Instance& in) {
-  const std::unique_lock<sg4::Mutex> lock(*fifo_[f].mutex);
-  fifo_[f].queue.push_back(in);
-  fifo_[f].wake->notify_one();
-}
-
-void Executor::serve(std::size_t f) {
-  sg4::Actor::self()->daemonize();  // ended when the plan is done
+void Executor::run_gpu(int worker) {
+  sg4::Actor::self()->daemonize();
+  const std::size_t w = std::size_t(worker);
   for (;;) {
     Instance in{};
     {
-      std::unique_lock<sg4::Mutex> lock(*fifo_[f].mutex);
-      while (fifo_[f].queue.empty()) fifo_[f].wake->wait(lock);
-      in = fifo_[f].queue.front();
-      fifo_[f].queue.pop_front();
+      std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[w]);
+      while (gpu_queue_[w].empty()) gpu_wake_[w]->wait(lock);
+      in = gpu_queue_[w].front();
+      gpu_queue_[w].pop_front();
     }
-    perform(in);
+    const double seconds = plan_.tasks[in.task].duration_s * stragglers_.slowdown[std::size_t(in.t)][w];
+    const double t0 = sg4::Engine::get_clock();
+    if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
+    gpu_busy_ += seconds;
+    record(in, "GPU", t0);
+    complete(in);
   }
-}
-
-void Executor::perform(const Instance& in) {
-  const Task& task = plan_.tasks[in.task];
-  const std::size_t w = std::size_t(in.who);
-  const double t0 = sg4::Engine::get_clock();
-  std::string track;
-  switch (task.kind) {
-    case TaskKind::copy_d2h:
-    case TaskKind::copy_h2d: {
-      // A DMA engine per direction; the copy crosses the GPU's PCIe link.
-      const std::size_t nodes = platform_.node.size(), workers = platform_.gpu.size();
-      sg4::Mailbox* to = task.kind == TaskKind::copy_d2h ? inbox_[nodes + workers + w] : inbox_[nodes + w];
-      to->put(&kPayload, std::uint64_t(std::max(1.0, task.bytes)));
-      track = "PCIe";
-      break;
-    }
-    case TaskKind::gather:
-    case TaskKind::scatter:
-      sg4::this_actor::execute(task.bytes);  // d2d host speed: intra-node bytes/s
-      track = "GPU-GPU";
-      break;
-    case TaskKind::apply: {
-      const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[w];
-      const double speed = sg4::this_actor::get_host()->get_speed();  // apply bytes/s
-      const double amount = stragglers_.active(in.t) * s.bytes + task.duration_s * speed;
-      if (amount > 0) sg4::this_actor::execute(amount);
-      track = "shard " + std::to_string(s.shard) + " CPU";
-      break;
-    }
-    default: {  // GPU work
-      const double seconds = task.duration_s * stragglers_.slowdown[std::size_t(in.t)][w];
-      if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
-      gpu_busy_ += seconds;
-      track = "GPU";
-    }
-  }
-  record(in, track, t0);
-  complete(in);
 }
 
 void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notify_shards) {

@@ -63,20 +63,7 @@ class Executor {
   void complete(const Instance& in);
   void delivered(const Instance& push, int shard);  // one worker's flow reached a shard
 
-  // A resource that serves one instance at a time in order of readiness, with its own
-  // long-lived actor: a GPU's compute stream, a PCIe DMA engine in each direction, a
-  // node's GPU-to-GPU path, a node's server CPU.
-  enum FifoKind { kGpu, kD2h, kH2d, kD2d, kWorkerFifos };
-  struct Fifo {
-    std::deque<Instance> queue;
-    simgrid::s4u::ConditionVariablePtr wake;
-    simgrid::s4u::MutexPtr mutex;
-  };
-  std::size_t worker_fifo(int w, FifoKind k) const { return std::size_t(w) * kWorkerFifos + k; }
-  std::size_t server_fifo(int node) const { return std::size_t(plan_.workers) * kWorkerFifos + std::size_t(node); }
-  void enqueue(std::size_t fifo, const Instance& in);
-  void serve(std::size_t fifo);
-  void perform(const Instance& in);  // the work of one instance, on its FIFO's actor
+  void run_gpu(int worker);
   struct Outgoing {
     HostFlow flow;
     Instance in;
@@ -108,7 +95,9 @@ class Executor {
   std::vector<double> started_, finished_;
   std::vector<char> done_;  // each instance completes exactly once
 
-  std::vector<Fifo> fifo_;
+  std::vector<std::deque<Instance>> gpu_queue_;
+  std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;
+  std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;
   std::vector<simgrid::s4u::Mailbox*> inbox_;  // per host index: data addressed to it
   std::vector<simgrid::s4u::Host*> drain_host_;
   std::vector<std::vector<Outgoing>> outbox_;  // per node: flows posted, not yet sent
