@@ -2,7 +2,7 @@
 # Benchmark: the SimGrid engine on VGG19-22K, Poseidon and naive PS, 10 iterations, at
 # 8, 32, 128, 256 and 1024 nodes (40 GbE): wall seconds and peak memory of each
 # simulation (one process each, as possim runs them). Prints a Markdown table.
-# Usage: bench/simgrid_scale.sh [limit_s_per_point]   (default 900)
+# Usage: [taskset -c 0] bench/simgrid_scale.sh [limit_s_per_point]   (default 900)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build --target bench_simgrid_point -j2 >/dev/null
@@ -11,7 +11,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 echo "# SimGrid engine scaling benchmark"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), SimGrid $(pkg-config --modversion simgrid)"
+echo "$(date -u +%Y-%m-%d), $(nproc --all) cores, this run on $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), SimGrid $(pkg-config --modversion simgrid)"
 echo "VGG19-22K, batch 32, 10 iterations, 40 Gbit/s, shards colocated one per node; one point at a time."
 echo "Targets: 32 nodes < 1 s; 256 nodes < 20 s; 1024 nodes PS < 120 s and 8 GiB."
 echo
