@@ -1,6 +1,8 @@
 // An engine executes a SyncPlan and reports a Result. Engines know nothing of strategies.
 #pragma once
+#include <functional>
 #include <memory>
+#include <utility>
 #include <string>
 
 #include "model/result.hpp"
@@ -25,7 +27,13 @@ class Engine {
   virtual Result run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const = 0;
 };
 
-// Per-layer rows (scheme, Table 1 costs) shared by every engine.
-void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r);
+// Start and finish (absolute seconds) of template task i's representative instance in
+// the last iteration.
+using TaskSpan = std::function<std::pair<double, double>(std::size_t task)>;
+
+// Per-layer rows shared by every engine: scheme and Table 1 costs from the plan, and each
+// layer's sync window (its non-compute tasks) in the last iteration, from that
+// iteration's start. Needs r.iteration_end_s.
+void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r, const TaskSpan& span);
 
 }  // namespace possim

@@ -2,6 +2,8 @@
 
 #include "model/engine.hpp"
 
+#include <algorithm>
+
 namespace possim {
 
 void Result::finish(double single_gpu_images_per_s_in) {
@@ -11,7 +13,7 @@ void Result::finish(double single_gpu_images_per_s_in) {
   efficiency = cluster.total_gpus() > 0 ? speedup / cluster.total_gpus() : 0;
 }
 
-void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r) {
+void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r, const TaskSpan& span) {
   r.layers.clear();
   for (const LayerDecision& d : plan.decisions) {
     LayerResult row;
@@ -27,6 +29,17 @@ void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r) {
     row.why = d.why;
     r.layers.push_back(row);
   }
+  const std::size_t k = r.iteration_end_s.size();
+  const double iter_start = k > 1 ? r.iteration_end_s[k - 2] : 0.0;
+  for (LayerResult& row : r.layers)
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+      const Task& t = plan.tasks[i];
+      if (t.layer != row.layer || t.kind == TaskKind::forward || t.kind == TaskKind::backward) continue;
+      const auto [start, finish] = span(i);
+      const double s = start - iter_start, f = finish - iter_start;
+      row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);
+      row.sync_end_s = std::max(row.sync_end_s, f);
+    }
 }
 
 }  // namespace possim

@@ -450,19 +450,11 @@ Result Executor::result() const {
   r.sent_bytes_mean = sent / double(node_sent_.size());
   r.flows_per_iteration = double(flows_) / k_;
   r.received_bytes_mean = received / double(node_received_.size());
-  fill_layer_rows(plan_, net_, r);
-  const int last = k_ - 1;
-  const double iter_start = last > 0 ? r.iteration_end_s[std::size_t(last - 1)] : 0.0;
-  for (LayerResult& row : r.layers)
-    for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i) {
-      const Task& t = plan_.tasks[i];
-      if (t.layer != row.layer || t.kind == TaskKind::forward || t.kind == TaskKind::backward) continue;
-      // Worker 0 (or the first slice) stands for the rest in the per-layer table.
-      const std::size_t id = index(last, i, 0);
-      const double s = started_[id] - iter_start, f = finished_[id] - iter_start;
-      row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);
-      row.sync_end_s = std::max(row.sync_end_s, f);
-    }
+  // Worker 0 (or the first slice) stands for the rest in the per-layer table.
+  fill_layer_rows(plan_, net_, r, [&](std::size_t i) {
+    const std::size_t id = index(k_ - 1, std::uint32_t(i), 0);
+    return std::make_pair(started_[id], finished_[id]);
+  });
   // Links: what each carried per iteration and its busiest instant (link_load plugin).
   const double run_s = r.iteration_end_s.back();
   const auto use = [&](const sg4::Link* l, const std::string& name) {

@@ -178,19 +178,10 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
     res.received_bytes_mean += l.total_bytes / nodes;
   }
 
-  fill_layer_rows(plan, net, res);
   const int last = k - 1;
-  const double iter_start = last > 0 ? res.iteration_end_s[std::size_t(last - 1)] : 0.0;
-  for (LayerResult& row : res.layers) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const Task& t = plan.tasks[i];
-      if (t.layer != row.layer || t.kind == TaskKind::forward || t.kind == TaskKind::backward)
-        continue;
-      const double s = start[id(last, i)] - iter_start, f = finish[id(last, i)] - iter_start;
-      row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);
-      row.sync_end_s = std::max(row.sync_end_s, f);
-    }
-  }
+  fill_layer_rows(plan, net, res, [&](std::size_t i) {
+    return std::make_pair(start[id(last, i)], finish[id(last, i)]);
+  });
 
   if (opt.timeline) {
     for (int t = 0; t < k; ++t)
