@@ -27,6 +27,11 @@ class Engine {
   virtual Result run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const = 0;
 };
 
+// A Result's header (model, strategy, engine, cluster) and iteration times from the
+// end of each iteration: the steady iteration is the mean after the first.
+Result begin_result(const SyncPlan& plan, const Network& net, const char* engine,
+                    std::vector<double> iteration_end_s);
+
 // Start and finish (absolute seconds) of template task i's representative instance in
 // the last iteration.
 using TaskSpan = std::function<std::pair<double, double>(std::size_t task)>;

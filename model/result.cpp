@@ -13,6 +13,22 @@ void Result::finish(double single_gpu_images_per_s_in) {
   efficiency = cluster.total_gpus() > 0 ? speedup / cluster.total_gpus() : 0;
 }
 
+Result begin_result(const SyncPlan& plan, const Network& net, const char* engine,
+                    std::vector<double> iteration_end_s) {
+  Result r;
+  r.engine = engine;
+  r.model = net.name;
+  r.strategy = plan.strategy;
+  r.cluster = plan.cluster;
+  r.batch_per_gpu = plan.batch_per_gpu;
+  r.iterations = int(iteration_end_s.size());
+  r.iteration_end_s = std::move(iteration_end_s);
+  const std::size_t k = r.iteration_end_s.size();
+  r.iteration_s = k > 1 ? (r.iteration_end_s.back() - r.iteration_end_s.front()) / double(k - 1)
+                        : r.iteration_end_s.front();
+  return r;
+}
+
 void fill_layer_rows(const SyncPlan& plan, const Network& net, Result& r, const TaskSpan& span) {
   r.layers.clear();
   for (const LayerDecision& d : plan.decisions) {

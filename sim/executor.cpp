@@ -424,20 +424,13 @@ Result Executor::result() const {
   if (remaining_ != 0)
     throw std::logic_error("plan '" + plan_.strategy + "': " + std::to_string(remaining_) +
                            " task instances never ran (their dependencies were never met)");
-  Result r;
-  r.engine = "simgrid";
-  r.model = net_.name;
-  r.strategy = plan_.strategy;
-  r.cluster = plan_.cluster;
-  r.batch_per_gpu = plan_.batch_per_gpu;
-  r.iterations = k_;
+  std::vector<double> ends;
   for (int t = 0; t < k_; ++t) {
     double end = 0;
     for (std::size_t i = 0; i < stride_; ++i) end = std::max(end, finished_[std::size_t(t) * stride_ + i]);
-    r.iteration_end_s.push_back(end);
+    ends.push_back(end);
   }
-  r.iteration_s = k_ > 1 ? (r.iteration_end_s.back() - r.iteration_end_s.front()) / (k_ - 1)
-                         : r.iteration_end_s.front();
+  Result r = begin_result(plan_, net_, "simgrid", std::move(ends));
   r.gpu_busy_s = gpu_busy_ / (double(k_) * plan_.workers);
   r.gpu_stall_s = std::max(0.0, r.iteration_s - r.gpu_busy_s);
   double sent = 0, received = 0;

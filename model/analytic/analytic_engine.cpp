@@ -149,20 +149,13 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
     }
   }
 
-  Result res;
-  res.engine = name();
-  res.model = net.name;
-  res.strategy = plan.strategy;
-  res.cluster = plan.cluster;
-  res.batch_per_gpu = plan.batch_per_gpu;
-  res.iterations = k;
+  std::vector<double> ends;
   for (int t = 0; t < k; ++t) {
     double end = 0;
     for (std::size_t i = 0; i < n; ++i) end = std::max(end, finish[id(t, i)]);
-    res.iteration_end_s.push_back(end);
+    ends.push_back(end);
   }
-  res.iteration_s = k > 1 ? (res.iteration_end_s.back() - res.iteration_end_s.front()) / (k - 1)
-                          : res.iteration_end_s.front();
+  Result res = begin_result(plan, net, name(), std::move(ends));
 
   for (std::size_t i = 0; i < n; ++i)
     if (held[i].res[0] == gpu) res.gpu_busy_s += dur[i];

@@ -182,17 +182,22 @@ TaskId PlanBuilder::ps_sync(int layer, int tensor, const Deps& after, double wir
   return ps_pull_half(layer, tensor, {now(apply)}, wire_scale).done;
 }
 
-TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
+std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
-  const double k = node_batch();
-  const double factor_bytes = k * double(l.fc_m + l.fc_n) * kBytesPerParam;
+  const double factor_bytes = double(node_batch()) * double(l.fc_m + l.fc_n) * kBytesPerParam;
   Deps d = after;
   if (req_.cluster.gpus_per_node > 1) {
     // Each GPU's factors (its own batch) go to the leader.
     const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
     d = {now(intra_node(TaskKind::gather, layer, per_gpu, d))};
   }
-  const TaskId d2h = copy(TaskKind::copy_d2h, layer, factor_bytes, d);
+  return {factor_bytes, copy(TaskKind::copy_d2h, layer, factor_bytes, d)};
+}
+
+TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
+  const Layer& l = net().layers.at(std::size_t(layer));
+  const double k = node_batch();
+  const auto [factor_bytes, d2h] = factors_to_host(layer, after);
   Task bcast;
   bcast.kind = TaskKind::broadcast;
   bcast.layer = layer;
@@ -215,14 +220,7 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
 }
 
 TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
-  const Layer& l = net().layers.at(std::size_t(layer));
-  const double factor_bytes = double(node_batch()) * double(l.fc_m + l.fc_n) * kBytesPerParam;
-  Deps d = after;
-  if (req_.cluster.gpus_per_node > 1) {
-    const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
-    d = {now(intra_node(TaskKind::gather, layer, per_gpu, d))};
-  }
-  const TaskId d2h = copy(TaskKind::copy_d2h, layer, factor_bytes, d);
+  const auto [factor_bytes, d2h] = factors_to_host(layer, after);
   Task push;
   push.kind = TaskKind::push;
   push.layer = layer;

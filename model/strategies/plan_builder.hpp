@@ -76,6 +76,9 @@ class PlanBuilder {
  private:
   TaskId copy(TaskKind kind, int layer, double bytes, const Deps& deps);
   TaskId intra_node(TaskKind kind, int layer, double bytes, const Deps& deps);
+  // A node's sufficient factors of an FC layer (K x (M + N) floats, K = all its GPUs'
+  // samples), gathered on the leader and copied to the host: (bytes, the copy).
+  std::pair<double, TaskId> factors_to_host(int layer, const Deps& after);
 
   PlanRequest req_;
   SyncPlan plan_;
