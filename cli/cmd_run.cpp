@@ -33,6 +33,18 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
            percent(r.stall_share()), fixed(r.iteration_s, 4)});
   }
   t.print(out);
+  // Say when SimGrid reported iterations from a repeated one (RunOptions explains why exact).
+  std::size_t reused = 0;
+  int simulated = 0;
+  for (const Result& r : results)
+    if (r.simulated_iterations < r.iterations) {
+      ++reused;
+      simulated = std::max(simulated, r.simulated_iterations);
+    }
+  if (reused > 0)
+    out << "\n" << reused << " of " << results.size() << " points: iterations repeated exactly after the first "
+        << simulated << " of " << results.front().iterations
+        << " (barrier-separated, same timings); --all-iterations simulates each\n";
 }
 
 }  // namespace
@@ -40,7 +52,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string scenario_path, engine_name, out_dir;
-  bool trace = false, quiet = false;
+  bool trace = false, quiet = false, all_iterations = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "engine", po::value(&engine_name)->default_value(default_engine()),
@@ -48,6 +60,8 @@ int cmd_run(const std::vector<std::string>& args) {
       "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME)")(
       "trace", po::bool_switch(&trace), "also write a Chrome trace per point under traces/generated/")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)")(
+      "all-iterations", po::bool_switch(&all_iterations),
+      "SimGrid: simulate every iteration, even those that provably repeat the one before")(
       "quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -68,7 +82,7 @@ int cmd_run(const std::vector<std::string>& args) {
                  r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
   };
   if (jobs < 1) throw InputError("--jobs", std::to_string(jobs) + " is not a job count", "an integer >= 1");
-  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, trace);
+  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, PointOptions{trace, all_iterations});
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (trace)
     for (Result& r : results) {

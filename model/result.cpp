@@ -22,6 +22,7 @@ Result begin_result(const SyncPlan& plan, const Network& net, const char* engine
   r.cluster = plan.cluster;
   r.batch_per_gpu = plan.batch_per_gpu;
   r.iterations = int(iteration_end_s.size());
+  r.simulated_iterations = r.iterations;
   r.iteration_end_s = std::move(iteration_end_s);
   const std::size_t k = r.iteration_end_s.size();
   r.iteration_s = k > 1 ? (r.iteration_end_s.back() - r.iteration_end_s.front()) / double(k - 1)

@@ -45,6 +45,7 @@ struct Result {
   Cluster cluster;
   int batch_per_gpu = 0;
   int iterations = 0;
+  int simulated_iterations = 0;     // SimGrid: iterations run; the rest repeated the last
 
   double iteration_s = 0;           // steady state: mean of iterations after the first
   std::vector<double> iteration_end_s;

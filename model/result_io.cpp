@@ -41,6 +41,7 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"server_placement", to_string(r.cluster.placement)},
           {"batch_per_gpu", r.batch_per_gpu},
           {"iterations", r.iterations},
+          {"simulated_iterations", r.simulated_iterations},
           {"iteration_s", r.iteration_s},
           {"iteration_end_s", r.iteration_end_s},
           {"images_per_s", r.images_per_s},
@@ -81,6 +82,7 @@ Result result_from_json(const nlohmann::json& j) {
                                                                 : ServerPlacement::colocated;
   r.batch_per_gpu = j.at("batch_per_gpu");
   r.iterations = j.at("iterations");
+  r.simulated_iterations = j.at("simulated_iterations");
   r.iteration_s = j.at("iteration_s");
   r.iteration_end_s = j.at("iteration_end_s").get<std::vector<double>>();
   r.images_per_s = j.at("images_per_s");

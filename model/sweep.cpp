@@ -27,9 +27,10 @@ PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   return r;
 }
 
-static RunOptions run_options(const Scenario& s, bool timeline) {
+static RunOptions run_options(const Scenario& s, const PointOptions& opt) {
   RunOptions o;
-  o.timeline = timeline;
+  o.timeline = opt.timeline;
+  o.reuse_repeating_iterations = !opt.all_iterations;
   o.seed = s.seed;
   o.stragglers = s.options.stragglers;
   return o;
@@ -38,22 +39,22 @@ static RunOptions run_options(const Scenario& s, bool timeline) {
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
   const SweepPoint one{"single", 1, s.nic_gbps.front()};
   const SyncPlan plan = make_plan("single", plan_request(s, one));
-  RunOptions o = run_options(s, false);
+  RunOptions o = run_options(s, PointOptions{});
   o.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
   const Result r = engine.run(plan, s.network, o);
   return r.iteration_s > 0 ? s.batch_per_gpu / r.iteration_s : 0;
 }
 
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_ips, bool timeline) {
+                 double single_ips, const PointOptions& opt) {
   const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
-  Result r = engine.run(plan, s.network, run_options(s, timeline));
+  Result r = engine.run(plan, s.network, run_options(s, opt));
   r.finish(single_ips);
   return r;
 }
 
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
-                              const Progress& progress, bool timeline) {
+                              const Progress& progress, const PointOptions& opt) {
   const double single = single_gpu_images_per_s(s, engine);
   const auto points = sweep_points(s);
   std::vector<Result> results(points.size());
@@ -64,7 +65,7 @@ std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
   const auto work = [&] {
     for (std::size_t i; (i = next++) < points.size();) {
       try {
-        Result r = run_point(s, points[i], engine, single, timeline);
+        Result r = run_point(s, points[i], engine, single, opt);
         const std::lock_guard<std::mutex> lock(mutex);
         results[i] = std::move(r);
         if (progress) progress(++done, points.size(), results[i]);

@@ -21,9 +21,16 @@ std::vector<SweepPoint> sweep_points(const Scenario& s);
 
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p);
 
+// What a run records beyond the scenario: a timeline, and every iteration simulated even
+// when they provably repeat (RunOptions::reuse_repeating_iterations off).
+struct PointOptions {
+  bool timeline = false;
+  bool all_iterations = false;
+};
+
 // One point, finished against the single-GPU baseline of the same engine.
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_gpu_images_per_s, bool timeline = false);
+                 double single_gpu_images_per_s, const PointOptions& opt = {});
 
 // Images/s of one GPU with no communication, for speedups.
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine);
@@ -33,6 +40,6 @@ using Progress = std::function<void(std::size_t done, std::size_t total, const R
 // a sweep uses several cores); results come back in sweep_points() order whatever the
 // order they finish in. `progress` is called from one thread at a time.
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs = 1,
-                              const Progress& progress = {}, bool timeline = false);
+                              const Progress& progress = {}, const PointOptions& opt = {});
 
 }  // namespace possim

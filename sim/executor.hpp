@@ -8,6 +8,13 @@
 // stream); short-lived helper actors run each copy, apply and flow group; one drain
 // actor per host receives the data sent to it. A shard applies a slice once every
 // (not dropped) worker's flow to it has landed: Poseidon's per-KV update counting.
+//
+// Repeating iterations: when iteration t began only after iteration t-1 had ended, took
+// the same offsets for every task instance and flow as t-1, no later iteration has begun
+// before t ended, and no input varies by iteration (stragglers), then every later
+// iteration is the same, shifted in time: each starts from the same idle state with the
+// same work. The executor then stops launching and reports them from iteration t
+// (RunOptions::reuse_repeating_iterations; result().simulated_iterations says so).
 #pragma once
 #include <deque>
 #include <memory>
@@ -61,6 +68,11 @@ class Executor {
   void release(int t, std::uint32_t task, int who);  // one dependency of an instance met
   void launch(const Instance& in);
   void complete(const Instance& in);
+  void end_iteration(int t);     // the last instance of iteration t has completed
+  bool repeats(int t) const;     // iteration t is iteration t-1 shifted (see above)
+  void stop_drains();
+  int source(int t) const { return steady_ >= 0 && t > steady_ ? steady_ : t; }
+  double shift(int t) const { return double(t - source(t)) * period_; }
   void delivered(const Instance& push, int shard);  // one worker's flow reached a shard
 
   void run_gpu(int worker);
@@ -77,6 +89,9 @@ class Executor {
   void run_ring(const Instance& in);
   void record(const Instance& in, const std::string& track, double start);
   void record_flow(const Outgoing& o, double start);
+  void count_link(int t, std::size_t link, double bytes) { link_bytes_[std::size_t(t) * links_ + link] += bytes; }
+  std::size_t nic_tx(int node) const { return 2 * std::size_t(node); }
+  std::size_t pcie_d2h(int w) const { return 2 * (platform_.nic.size() + std::size_t(w)); }
 
   const SyncPlan& plan_;
   const Network& net_;
@@ -103,13 +118,26 @@ class Executor {
   std::vector<std::vector<Outgoing>> outbox_;  // per node: flows posted, not yet sent
   std::vector<char> flush_scheduled_;
   std::size_t remaining_ = 0;  // task instances not yet complete
+  std::size_t in_flight_ = 0;  // launched, not yet complete
+  bool stopped_ = false;       // stop tokens sent to the drains
 
-  // Outputs.
+  // Repeating iterations.
+  bool inputs_repeat_ = false;            // no straggler input varies by iteration
+  std::vector<std::size_t> iter_left_;    // per iteration: instances not yet complete
+  std::vector<double> iter_end_;          // per iteration: when its last instance completed
+  std::vector<double> first_launch_;      // per iteration: earliest launch
+  std::vector<double> flow_end_sum_;      // per iteration: sum of flow completion times
+  std::vector<std::size_t> rings_;        // per iteration: ring all-reduce instances launched
+  int steady_ = -1;                       // iterations after this one repeat it
+  double period_ = 0;                     // their spacing
+
+  // Outputs, per iteration (index t * nodes + n, t * links_ + link).
   std::vector<double> node_sent_, node_received_;
+  std::size_t links_ = 0;           // NIC tx, rx per node, then PCIe d2h, h2d per worker
+  std::vector<double> link_bytes_;  // what each flow and copy put on each link
   std::vector<TimelineEvent> timeline_;
-  std::vector<double> iteration_end_;
-  double gpu_busy_ = 0;
-  std::size_t flows_ = 0;  // network flows completed
+  std::vector<double> gpu_busy_;
+  std::vector<std::size_t> flows_;  // network flows completed
 };
 
 }  // namespace possim::sim

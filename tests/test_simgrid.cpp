@@ -56,7 +56,7 @@ TEST_CASE("naive PS: iteration = compute + the whole sync, hand-worked", "[simgr
   const Network net = one_fc_net(1024, 2048);
   const Profile prof = flat_profile();
   const double bytes = 1024.0 * 2048 * 4;
-  const double nic = 10e9 / 8 * 0.9;
+  const double nic = 10e9 / 8 * 0.9, nic_rate = nic;
   const double compute = 32 * 6.0 * 1024 * 2048 / 1e12;
   const double copy = 10e-6 + bytes / 10e9;
   // Two nodes: each worker sends its 2 remote pairs to the other node's shard.
@@ -66,6 +66,15 @@ TEST_CASE("naive PS: iteration = compute + the whole sync, hand-worked", "[simgr
   CHECK(r.iteration_s == Approx(compute + copy + push + apply + push + copy).epsilon(1e-6));
   CHECK(r.gpu_busy_s == Approx(compute).epsilon(1e-9));
   CHECK(r.sent_bytes_max == Approx(bytes).epsilon(1e-9));  // half out, half back in
+  // Each NIC direction carries half the gradient (push) and half the parameters (the
+  // other worker's pull); each PCIe direction the whole layer once.
+  REQUIRE(r.links.size() == 8);
+  for (const LinkUse& l : r.links) {
+    INFO(l.link);
+    const bool nic = l.link.rfind("nic", 0) == 0;
+    CHECK(l.bytes_per_iteration == Approx(bytes).epsilon(1e-12));
+    CHECK(l.mean_utilization == Approx(l.bytes_per_iteration / r.iteration_s / (nic ? nic_rate : 10e9)));
+  }
 }
 
 TEST_CASE("with contention SimGrid is not faster than the analytic engine", "[simgrid]") {
