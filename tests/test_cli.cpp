@@ -138,3 +138,30 @@ TEST_CASE("a model written by `models show --json` runs as a user's own model", 
     CHECK(listing.out.find(m) != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("possim run says when iterations repeated; --all-iterations simulates each", "[cli]") {
+  const fs::path dir = scratch("cli", "repeats");
+  std::ifstream in(kScenario);
+  nlohmann::json s = nlohmann::json::parse(in);
+  s["name"] = "repeats";
+  s["cluster"]["nodes"] = {4};
+  s["strategies"] = {"ps", "poseidon"};
+  s["iterations"] = 4;
+  std::ofstream(dir / "s.json") << s.dump();
+  const Output reused = run_possim("run s.json --out a --engine simgrid", dir);
+  const Output full = run_possim("run s.json --out b --engine simgrid --all-iterations", dir);
+  REQUIRE(reused.status == 0);
+  REQUIRE(full.status == 0);
+  CHECK(reused.out.find("2 of 2 points: iterations repeated exactly after the first 2 of 4") != std::string::npos);
+  CHECK(full.out.find("repeated") == std::string::npos);
+  std::ifstream fa(dir / "a" / "results.json"), fb(dir / "b" / "results.json");
+  const nlohmann::json a = nlohmann::json::parse(fa), b = nlohmann::json::parse(fb);
+  REQUIRE(a["results"].size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(a["results"][i]["simulated_iterations"] == 2);
+    CHECK(b["results"][i]["simulated_iterations"] == 4);
+    CHECK(a["results"][i]["iteration_s"].get<double>() ==
+          Approx(b["results"][i]["iteration_s"].get<double>()).epsilon(1e-9));
+  }
+  fs::remove_all(dir);
+}
