@@ -32,6 +32,7 @@ Executor::Executor(const SyncPlan& plan, const Network& net, const RunOptions& o
                    const Platform& platform)
     : plan_(plan), net_(net), opt_(opt), platform_(platform) {
   k_ = std::max(1, plan.iterations);
+  gpus_ = std::max(1, plan.cluster.gpus_per_node);
   stragglers_ = make_stragglers(opt.stragglers, k_, plan.workers, opt.seed);
   const std::size_t n = plan.tasks.size();
   offset_.resize(n);
@@ -102,7 +103,7 @@ void Executor::count_pending() {
 }
 
 void Executor::start() {
-  for (int w = 0; w < plan_.workers; ++w) {
+  for (std::size_t stream = 0; stream < std::size_t(plan_.workers * gpus_); ++stream) {
     gpu_queue_.emplace_back();
     gpu_wake_.push_back(sg4::ConditionVariable::create());
     gpu_mutex_.push_back(sg4::Mutex::create());
@@ -126,7 +127,10 @@ void Executor::start() {
   }
   remaining_ = stride_ * std::size_t(k_);
   for (int w = 0; w < plan_.workers; ++w)
-    sg4::Actor::create("gpu-" + std::to_string(w), platform_.gpu[std::size_t(w)], [this, w] { run_gpu(w); });
+    for (int g = 0; g < gpus_; ++g) {
+      sg4::Host* host = g == 0 ? platform_.gpu[std::size_t(w)] : platform_.follower[std::size_t(w)][std::size_t(g - 1)];
+      sg4::Actor::create(host->get_name(), host, [this, w, g] { run_gpu(w, g); });
+    }
   // Launch what needs nothing, from an actor (activities start only from actors).
   // The ready set is taken before any launch: a launch can yield to other actors, which
   // may bring more instances to zero pending and launch those themselves.
@@ -152,10 +156,16 @@ void Executor::launch(const Instance& in) {
   first_launch_[std::size_t(in.t)] = std::min(first_launch_[std::size_t(in.t)], started_[id]);
   ++in_flight_;
   if (gpu_kind(task.kind)) {
-    const std::size_t w = std::size_t(in.who);
-    const std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[w]);
-    gpu_queue_[w].push_back(in);
-    gpu_wake_[w]->notify_one();
+    // Every GPU of the node runs its share of the batch through forward and backward;
+    // the leader alone quantizes and rebuilds (after gathering the others' gradients).
+    const bool all = task.kind == TaskKind::forward || task.kind == TaskKind::backward;
+    flows_left_[id] = all ? gpus_ : 1;
+    for (int g = 0; g < flows_left_[id]; ++g) {
+      const std::size_t stream = std::size_t(in.who * gpus_ + g);
+      const std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[stream]);
+      gpu_queue_[stream].push_back(in);
+      gpu_wake_[stream]->notify_one();
+    }
     return;
   }
   switch (task.kind) {
@@ -228,23 +238,25 @@ void Executor::launch(const Instance& in) {
   }
 }
 
-void Executor::run_gpu(int worker) {
+void Executor::run_gpu(int worker, int gpu) {
   sg4::Actor::self()->daemonize();
-  const std::size_t w = std::size_t(worker);
+  const std::size_t w = std::size_t(worker), stream = std::size_t(worker * gpus_ + gpu);
+  const std::string track = gpu == 0 ? "GPU" : "GPU " + std::to_string(gpu);
   for (;;) {
     Instance in{};
     {
-      std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[w]);
-      while (gpu_queue_[w].empty()) gpu_wake_[w]->wait(lock);
-      in = gpu_queue_[w].front();
-      gpu_queue_[w].pop_front();
+      std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[stream]);
+      while (gpu_queue_[stream].empty()) gpu_wake_[stream]->wait(lock);
+      in = gpu_queue_[stream].front();
+      gpu_queue_[stream].pop_front();
     }
+    // Stragglers are per node: a node's GPUs share its slowdown.
     const double seconds = plan_.tasks[in.task].duration_s * stragglers_.slowdown[std::size_t(in.t)][w];
     const double t0 = sg4::Engine::get_clock();
     if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
-    gpu_busy_[std::size_t(in.t)] += seconds;
-    record(in, "GPU", t0);
-    complete(in);
+    if (gpu == 0) gpu_busy_[std::size_t(in.t)] += seconds;
+    record(in, track, t0);
+    if (--flows_left_[index(in.t, in.task, in.who)] == 0) complete(in);
   }
 }
 

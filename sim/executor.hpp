@@ -4,8 +4,8 @@
 // or a barrier release. WFBP overlap, incast and hot spots arise from these events and
 // SimGrid's bandwidth sharing, never from a fraction typed in.
 //
-// Actors: one GPU actor per worker runs its kernels in order of readiness (one compute
-// stream); short-lived helper actors run each copy, apply and flow group; one drain
+// Actors: one actor per GPU runs its kernels in order of readiness (one compute
+// stream; a node's other GPUs run forward and backward alongside the leader); short-lived helper actors run each copy, apply and flow group; one drain
 // actor per host receives the data sent to it. A shard applies a slice once every
 // (not dropped) worker's flow to it has landed: Poseidon's per-KV update counting.
 //
@@ -75,7 +75,7 @@ class Executor {
   double shift(int t) const { return double(t - source(t)) * period_; }
   void delivered(const Instance& push, int shard);  // one worker's flow reached a shard
 
-  void run_gpu(int worker);
+  void run_gpu(int worker, int gpu);  // gpu 0: the leader
   struct Outgoing {
     HostFlow flow;
     Instance in;
@@ -99,6 +99,7 @@ class Executor {
   const Platform& platform_;
   StragglerTable stragglers_;
   int k_ = 1;
+  int gpus_ = 1;  // per node
 
   std::vector<std::size_t> offset_;
   std::size_t stride_ = 0;
@@ -110,6 +111,7 @@ class Executor {
   std::vector<double> started_, finished_;
   std::vector<char> done_;  // each instance completes exactly once
 
+  // One compute stream per GPU, index worker * gpus_ + gpu.
   std::vector<std::deque<Instance>> gpu_queue_;
   std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;
   std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;

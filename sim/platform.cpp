@@ -51,6 +51,9 @@ Platform build_platform(const SyncPlan& plan) {
     p.pcie.push_back(attach(zone, gpu, "pcie-" + id, r.pcie_bytes_per_s, r.pcie_latency_s));
     attach(zone, mem, "membus-" + id, 1e15, 0.0);  // host memory: never the bottleneck
     p.d2d.push_back(zone->create_host("d2d-" + id, r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15)->seal());
+    p.follower.emplace_back();
+    for (int g = 1; g < plan.cluster.gpus_per_node; ++g)
+      p.follower.back().push_back(zone->create_host("gpu-" + id + "." + std::to_string(g), kGpuFlopsPerSecond)->seal());
   }
   zone->seal();
   return p;

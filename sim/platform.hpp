@@ -1,6 +1,8 @@
 // The simulated machines, built in code: one star zone (a non-blocking switch) where
 //   node-n  : a node's host CPU (server shard work), behind a split-duplex NIC link;
 //   gpu-n   : the node's leader GPU, behind a split-duplex PCIe link;
+//   gpu-n.g : the node's other GPUs (g = 1..), which compute alongside the leader; their
+//             gradients reach it through d2d-n, so they need no links of their own;
 //   mem-n   : the node's host memory, the other end of PCIe copies;
 //   d2d-n   : the node's GPU-to-GPU path for gathering on the leader (several GPUs).
 // A route node-a -> node-b crosses a's NIC up and b's NIC down, so each direction of a
@@ -20,6 +22,7 @@ constexpr double kGpuFlopsPerSecond = 1e9;
 
 struct Platform {
   std::vector<simgrid::s4u::Host*> node, gpu, mem, d2d;
+  std::vector<std::vector<simgrid::s4u::Host*>> follower;  // per node: GPUs 1.. (not the leader)
   std::vector<simgrid::s4u::SplitDuplexLink*> nic, pcie;  // UP = tx / d2h, DOWN = rx / h2d
 };
 

@@ -1,4 +1,7 @@
 // The SimGrid engine against the analytic engine and against hand calculations.
+#include <algorithm>
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
@@ -167,6 +170,42 @@ TEST_CASE("every strategy completes on the SimGrid engine with several GPUs per 
     const Result res = simulate(s, r);
     CHECK(res.iteration_s > 0);
     CHECK(res.layers.size() == 4);
+  }
+}
+
+TEST_CASE("each GPU of a node is a host: the others compute alongside the leader", "[simgrid]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  PlanRequest r = request(net, prof, 2, 10, 32, 2);
+  r.cluster.gpus_per_node = 3;
+  RunOptions o;
+  o.timeline = true;
+  for (const char* s : {"wfbp", "poseidon", "onebit"}) {
+    INFO(s);
+    const Result res = simulate(s, r, o);
+    // Worker 1's GPUs: the followers run exactly the leader's forward and backward
+    // kernels, each no later than the leader (which also quantizes and rebuilds, so a
+    // follower may run ahead); quantize and rebuild stay on the leader.
+    std::map<std::string, std::map<std::pair<std::string, int>, TimelineEvent>> kernels;
+    for (const TimelineEvent& e : res.timeline)
+      if (e.track == "worker 1 GPU" || e.track == "worker 1 GPU 1" || e.track == "worker 1 GPU 2")
+        kernels[e.track][{e.name, e.iteration}] = e;
+    REQUIRE(kernels.size() == 3);
+    std::size_t compute = 0;
+    for (const auto& [key, lead] : kernels["worker 1 GPU"]) {
+      const bool fb = key.first.rfind("forward", 0) == 0 || key.first.rfind("backward", 0) == 0;
+      compute += fb;
+      for (const char* track : {"worker 1 GPU 1", "worker 1 GPU 2"}) {
+        INFO(track << " " << key.first << " iteration " << key.second);
+        const auto& follower = kernels[track];
+        REQUIRE(follower.count(key) == (fb ? 1u : 0u));
+        if (!fb) continue;
+        CHECK(follower.at(key).duration_s == Approx(lead.duration_s).epsilon(1e-12));
+        CHECK(follower.at(key).start_s <= lead.start_s + 1e-12);
+      }
+    }
+    CHECK(compute == 2 * 2 * net.layers.size());  // forward + backward, 2 iterations
+    CHECK(kernels["worker 1 GPU 1"].size() == compute);
   }
 }
 
