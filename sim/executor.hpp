@@ -107,7 +107,7 @@ class Executor {
   // shard_slice_[task][shard] = slice index of that shard in the task's tensor, or -1.
   std::vector<std::vector<int>> shard_slice_;
   std::vector<int> pending_;
-  std::vector<int> flows_left_;       // per instance: network flows still in flight
+  std::vector<int> flows_left_;  // per instance: flows in flight, or GPUs still computing it
   std::vector<double> started_, finished_;
   std::vector<char> done_;  // each instance completes exactly once
 
