@@ -21,6 +21,9 @@ int kPayload = 0;  // comms carry no data; their size is simulated
 int kStop = 0;     // tells a drain actor that nothing more will arrive
 constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor scale badly
 
+// What a comm of `bytes` puts on its links: SimGrid moves whole bytes, at least one.
+std::uint64_t wire_bytes(double bytes) { return std::uint64_t(std::max(1.0, bytes)); }
+
 bool gpu_kind(TaskKind k) {
   return k == TaskKind::forward || k == TaskKind::backward || k == TaskKind::quantize ||
          k == TaskKind::rebuild;
@@ -185,9 +188,8 @@ void Executor::launch(const Instance& in) {
       flows_left_[id] = 1;
       sg4::Actor::create("copy", f.src, [this, in, f, w, d2h] {
         const double t0 = sg4::Engine::get_clock();
-        const double bytes = std::max(1.0, f.bytes);
-        f.dst->put(&kPayload, std::uint64_t(bytes));
-        count_link(in.t, pcie_d2h(int(w)) + (d2h ? 0 : 1), double(std::uint64_t(bytes)));
+        f.dst->put(&kPayload, wire_bytes(f.bytes));
+        count_link(in.t, pcie_d2h(int(w)) + (d2h ? 0 : 1), double(wire_bytes(f.bytes)));
         record(in, "PCIe", t0);
         complete(in);
       });
@@ -328,20 +330,13 @@ void Executor::send_group(std::vector<Outgoing> open) {
   std::vector<sg4::CommPtr> comms;
   const double sent_at = sg4::Engine::get_clock();
   for (const Outgoing& o : open)
-    comms.push_back(o.flow.dst->put_async(&kPayload, std::uint64_t(std::max(1.0, o.flow.bytes))));
+    comms.push_back(o.flow.dst->put_async(&kPayload, wire_bytes(o.flow.bytes)));
   while (!comms.empty()) {
     const auto done = std::size_t(sg4::Comm::wait_any(comms));
     const Outgoing o = open[done];
     comms.erase(comms.begin() + long(done));
     open.erase(open.begin() + long(done));
-    const std::size_t t = std::size_t(o.in.t), nodes = platform_.nic.size();
-    ++flows_[t];
-    flow_end_sum_[t] += sg4::Engine::get_clock();
-    node_sent_[t * nodes + std::size_t(o.flow.src_node)] += o.flow.bytes;
-    node_received_[t * nodes + std::size_t(o.flow.dst_node)] += o.flow.bytes;
-    const double wire = double(std::uint64_t(std::max(1.0, o.flow.bytes)));
-    count_link(o.in.t, nic_tx(o.flow.src_node), wire);
-    count_link(o.in.t, nic_tx(o.flow.dst_node) + 1, wire);
+    flow_landed(o.in.t, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
     record_flow(o, sent_at);
     if (o.notify_shards && --*o.flow.slice_left == 0) delivered(o.in, o.flow.shard);
     if (--flows_left_[o.id] == 0) {
@@ -364,18 +359,10 @@ void Executor::run_ring(const Instance& in) {
   const double t0 = sg4::Engine::get_clock();
   for (int step = 0; step < 2 * (p - 1); ++step) {
     if (plan_.rates.per_message_s > 0) sg4::this_actor::sleep_for(plan_.rates.per_message_s);
-    sg4::CommPtr out = next->put_async(&kPayload, std::uint64_t(std::max(1.0, chunk)));
+    sg4::CommPtr out = next->put_async(&kPayload, wire_bytes(chunk));
     mine->get<int>();
     out->wait();
-    const std::size_t t = std::size_t(in.t), nodes = platform_.nic.size();
-    const int node = plan_.worker_node(in.who);
-    ++flows_[t];
-    flow_end_sum_[t] += sg4::Engine::get_clock();
-    node_sent_[t * nodes + std::size_t(node)] += chunk;
-    node_received_[t * nodes + std::size_t(next_node)] += chunk;
-    const double wire = double(std::uint64_t(std::max(1.0, chunk)));
-    count_link(in.t, nic_tx(node), wire);
-    count_link(in.t, nic_tx(next_node) + 1, wire);
+    flow_landed(in.t, plan_.worker_node(in.who), next_node, chunk);
   }
   record(in, "net", t0);
   complete(in);
@@ -433,6 +420,17 @@ void Executor::complete(const Instance& in) {
       }
     }
   }
+}
+
+// Statistics of one network flow of iteration t that has just landed.
+void Executor::flow_landed(int t, int src_node, int dst_node, double bytes) {
+  const std::size_t i = std::size_t(t), nodes = platform_.nic.size();
+  ++flows_[i];
+  flow_end_sum_[i] += sg4::Engine::get_clock();
+  node_sent_[i * nodes + std::size_t(src_node)] += bytes;
+  node_received_[i * nodes + std::size_t(dst_node)] += bytes;
+  count_link(t, nic_tx(src_node), double(wire_bytes(bytes)));
+  count_link(t, nic_tx(dst_node) + 1, double(wire_bytes(bytes)));
 }
 
 void Executor::stop_drains() {

@@ -89,6 +89,7 @@ class Executor {
   void run_ring(const Instance& in);
   void record(const Instance& in, const std::string& track, double start);
   void record_flow(const Outgoing& o, double start);
+  void flow_landed(int t, int src_node, int dst_node, double bytes);
   void count_link(int t, std::size_t link, double bytes) { link_bytes_[std::size_t(t) * links_ + link] += bytes; }
   std::size_t nic_tx(int node) const { return 2 * std::size_t(node); }
   std::size_t pcie_d2h(int w) const { return 2 * (platform_.nic.size() + std::size_t(w)); }
