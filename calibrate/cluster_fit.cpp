@@ -1,6 +1,7 @@
 #include "calibrate/cluster_fit.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -25,37 +26,82 @@ std::string fmt(double x) {
 }  // namespace
 
 const std::vector<std::string>& fit_parameter_names() {
+  static const std::vector<std::string> n = [] {
+    std::vector<std::string> v = {"tcp_goodput", "pcie_bytes_per_s", "compute_scale"};
+    for (const auto& s : stack_parameter_names()) v.push_back(s);
+    return v;
+  }();
+  return n;
+}
+
+const std::vector<std::string>& default_fit_parameters() {
   static const std::vector<std::string> n = {"tcp_goodput", "per_message_s",
                                              "server_apply_bytes_per_s", "pcie_bytes_per_s",
                                              "compute_scale"};
   return n;
 }
 
+namespace {
+
+// "stack.param" -> {"stack", "param"}; "param" -> {"", "param"}.
+std::pair<std::string, std::string> split_name(const std::string& name) {
+  const auto dot = name.find('.');
+  if (dot == std::string::npos) return {"", name};
+  return {name.substr(0, dot), name.substr(dot + 1)};
+}
+
+bool is_stack_parameter(const std::string& n) {
+  const auto& v = stack_parameter_names();
+  return std::find(v.begin(), v.end(), n) != v.end();
+}
+
+}  // namespace
+
 void check_fit_parameter(const std::string& name) {
-  for (const auto& n : fit_parameter_names())
-    if (n == name) return;
+  const auto [stack, param] = split_name(name);
+  const auto& all = fit_parameter_names();
+  if (stack.empty() ? std::find(all.begin(), all.end(), param) != all.end()
+                    : is_stack_parameter(param))
+    return;
   std::string list;
-  for (const auto& n : fit_parameter_names()) list += (list.empty() ? "" : ", ") + n;
+  for (const auto& n : all) list += (list.empty() ? "" : ", ") + n;
   throw InputError("--free", "unknown parameter '" + name + "'",
-                   "a comma-separated list of " + list);
+                   "a comma-separated list of " + list + ", or STACK." +
+                       "<software parameter> for one stack's");
+}
+
+void check_fit_parameter(const Profile& base, const std::string& name) {
+  check_fit_parameter(name);
+  const std::string stack = split_name(name).first;
+  if (!stack.empty() && !base.stacks.count(stack)) base.with_stack(stack);  // names the stacks
 }
 
 std::pair<double, double> parameter_range(const std::string& name) {
-  if (name == "tcp_goodput") return {0.01, 1.0};  // a fraction of line rate
-  if (name == "per_message_s") return {1e-9, 1.0};
-  if (name == "server_apply_bytes_per_s") return {1e6, 1e13};
-  if (name == "pcie_bytes_per_s") return {1e7, 1e12};  // beyond any PCIe or NVLink-C2C link
-  if (name == "compute_scale") return {1e-3, 1e3};
+  const std::string n = split_name(name).second;
+  if (n == "tcp_goodput") return {0.01, 1.0};  // a fraction of line rate
+  if (n == "per_message_s") return {1e-9, 1.0};
+  if (n == "per_iteration_s") return {1e-6, 10.0};
+  if (n == "server_per_peer_s") return {1e-9, 1.0};
+  if (n == "server_apply_bytes_per_s" || n == "runtime_copy_bytes_per_s" ||
+      n == "client_pass_bytes_per_s" ||
+      n == "quantize_bytes_per_s")
+    return {1e6, 1e13};
+  if (n == "pcie_bytes_per_s") return {1e7, 1e12};  // beyond any PCIe or NVLink-C2C link
+  if (n == "compute_scale") return {1e-3, 1e3};
   check_fit_parameter(name);
   return {0, 0};
 }
 
 double profile_parameter(const Profile& p, const std::string& name) {
-  if (name == "tcp_goodput") return p.tcp_goodput;
-  if (name == "per_message_s") return p.per_message_s;
-  if (name == "server_apply_bytes_per_s") return p.server_apply_bytes_per_s;
-  if (name == "pcie_bytes_per_s") return p.pcie_bytes_per_s;
-  if (name == "compute_scale") return 1.0;
+  const auto [stack, n] = split_name(name);
+  if (!stack.empty()) {
+    const Profile s = p.with_stack(stack);
+    return s.parameter(n);
+  }
+  if (n == "tcp_goodput") return p.tcp_goodput;
+  if (n == "pcie_bytes_per_s") return p.pcie_bytes_per_s;
+  if (n == "compute_scale") return 1.0;
+  if (is_stack_parameter(n)) return p.parameter(n);
   check_fit_parameter(name);
   return 0;
 }
@@ -65,16 +111,15 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
   Profile p = base;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const double v = values.at(i);
-    const std::string& n = names[i];
-    if (n == "tcp_goodput")
+    const auto [stack, n] = split_name(names[i]);
+    if (!stack.empty()) {
+      p.with_stack(stack);  // throws for an unknown stack
+      p.stacks[stack].params[n] = v;
+    } else if (n == "tcp_goodput") {
       p.tcp_goodput = v;
-    else if (n == "per_message_s")
-      p.per_message_s = v;
-    else if (n == "server_apply_bytes_per_s")
-      p.server_apply_bytes_per_s = v;
-    else if (n == "pcie_bytes_per_s")
+    } else if (n == "pcie_bytes_per_s") {
       p.pcie_bytes_per_s = v;
-    else if (n == "compute_scale") {
+    } else if (n == "compute_scale") {
       p.peak_flops_per_s *= v;
       for (auto& m : p.measured)
         for (auto& l : m.layers) {
@@ -82,15 +127,18 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
           l.backward_s /= v;
         }
       for (auto& t : p.throughput) t.images_per_s *= v;
+    } else if (double* f = p.parameter_field(n)) {
+      *f = v;
     } else {
-      check_fit_parameter(n);
+      check_fit_parameter(names[i]);
     }
   }
   return p;
 }
 
-double predict_iteration_s(const Profile& p, const Network& net, const MeasurementPoint& pt,
-                           const ClusterAssumptions& a) {
+double predict_iteration_s(const Profile& base, const Network& net, const MeasurementPoint& pt,
+                           const ClusterAssumptions& a, const Engine& engine) {
+  const Profile p = base.for_strategy(pt.strategy, pt.stack);
   PlanRequest r;
   r.net = &net;
   r.profile = &p;
@@ -103,17 +151,57 @@ double predict_iteration_s(const Profile& p, const Network& net, const Measureme
   r.batch_per_gpu = pt.batch;
   r.iterations = a.iterations;
   const SyncPlan plan = make_plan(pt.strategy, r);
-  return AnalyticEngine().run(plan, net, RunOptions{}).iteration_s;
+  return engine.run(plan, net, RunOptions{}).iteration_s;
 }
 
+double relative_error(const MeasurementPoint& pt, double predicted_iteration_s) {
+  if (pt.measured_as == "iteration_s" || !(pt.measured_value > 0))
+    return predicted_iteration_s / pt.iteration_s - 1;
+  return pt.in_measured_unit(predicted_iteration_s) / pt.measured_value - 1;
+}
+
+namespace {
+
+// f(i) for every point, `threads` at a time; the first exception is rethrown.
+std::vector<double> map_points(std::size_t n, int threads,
+                               const std::function<double(std::size_t)>& f) {
+  std::vector<double> out(n);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mu;
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < n;) {
+      try {
+        out[i] = f(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, std::min<int>(threads, int(n))); ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
+}  // namespace
+
 std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& m,
-                                        const ClusterAssumptions& a) {
+                                        const ClusterAssumptions& a, const Engine& engine,
+                                        int threads) {
+  const std::vector<double> s = map_points(m.points.size(), threads, [&](std::size_t i) {
+    const MeasurementPoint& pt = m.points[i];
+    return predict_iteration_s(p, m.networks.at(pt.model), pt, a, engine);
+  });
   std::vector<PointResult> out;
-  for (const auto& pt : m.points) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
     PointResult r;
-    r.point = pt;
-    r.predicted_s = predict_iteration_s(p, m.networks.at(pt.model), pt, a);
-    r.residual = r.predicted_s / pt.iteration_s - 1;
+    r.point = m.points[i];
+    r.predicted_s = s[i];
+    r.residual = relative_error(r.point, s[i]);
     out.push_back(r);
   }
   return out;
@@ -122,7 +210,12 @@ std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& 
 ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const ClusterFitOptions& opt) {
   if (opt.free.empty())
     throw InputError("--free", "", "no parameter to fit", "at least one of the fit parameters");
-  for (const auto& n : opt.free) check_fit_parameter(n);
+  for (std::size_t i = 0; i < opt.free.size(); ++i) {
+    check_fit_parameter(base, opt.free[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      if (opt.free[j] == opt.free[i])
+        throw InputError("--free", "'" + opt.free[i] + "' is named twice", "each parameter once");
+  }
   if (m.points.size() < opt.free.size())
     throw InputError(m.path, "",
                      std::to_string(m.points.size()) + " points cannot fit " +
@@ -137,38 +230,25 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       throw InputError(base.path, n, "start value " + fmt(v) + " is not positive", "a value > 0");
     fit.start.push_back(v);
   }
-  const int threads = std::max(1, std::min<int>(opt.threads, int(m.points.size())));
-  const auto residuals = [&](const std::vector<double>& v) {
-    const Profile p = with_parameters(base, fit.names, v);
-    std::vector<double> r(m.points.size());
-    const auto work = [&](std::size_t first, std::size_t step) {
-      for (std::size_t i = first; i < m.points.size(); i += step) {
+  const AnalyticEngine analytic;
+  const Engine& engine = opt.engine ? *opt.engine : analytic;
+  int evaluations = 0;
+  const auto residuals_with = [&](const Engine& e) {
+    return [&](const std::vector<double>& v) {
+      const Profile p = with_parameters(base, fit.names, v);
+      std::vector<double> r = map_points(m.points.size(), opt.threads, [&](std::size_t i) {
         const MeasurementPoint& pt = m.points[i];
-        r[i] =
-            predict_iteration_s(p, m.networks.at(pt.model), pt, opt.cluster) / pt.iteration_s - 1;
-      }
-    };
-    std::vector<std::thread> pool;
-    std::exception_ptr error;
-    std::mutex error_mu;
-    for (int t = 1; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          work(std::size_t(t), std::size_t(threads));
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mu);
-          error = std::current_exception();
-        }
+        return predict_iteration_s(p, m.networks.at(pt.model), pt, opt.cluster, e) /
+                   pt.iteration_s - 1;
       });
-    try {
-      work(0, std::size_t(threads));
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mu);
-      error = std::current_exception();
-    }
-    for (auto& th : pool) th.join();
-    if (error) std::rethrow_exception(error);
-    return r;
+      ++evaluations;
+      if (opt.progress) {
+        double ss = 0;
+        for (double x : r) ss += x * x;
+        opt.progress(evaluations, ss);
+      }
+      return r;
+    };
   };
   // Physical ranges: a parameter the points do not limit stops at one and is reported so.
   LmOptions lm = opt.lm;
@@ -181,7 +261,12 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   }
   for (std::size_t i = 0; i < fit.start.size(); ++i)
     fit.start[i] = std::clamp(fit.start[i], lm.lower[i], lm.upper[i]);
-  // Deterministic multi-start (see ClusterFitOptions::restarts).
+  // Deterministic multi-start (see ClusterFitOptions::restarts), with the fast engine when
+  // the predicting engine is slow and analytic_first is set.
+  const bool two_stage = opt.engine && std::string(opt.engine->name()) != "analytic" &&
+                         opt.analytic_first;
+  const Engine& search = two_stage ? static_cast<const Engine&>(analytic) : engine;
+  const ResidualFn search_fn = residuals_with(search);
   std::mt19937_64 rng(20170712);
   const auto uniform = [&rng] { return double(rng() >> 11) * 0x1.0p-53; };
   for (int k = 0; k <= std::max(0, opt.restarts); ++k) {
@@ -190,7 +275,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       for (double& v : s0) v *= std::exp((2 * uniform() - 1) * std::log(std::max(opt.spread, 1.0)));
     LmResult r;
     try {
-      r = levenberg_marquardt(residuals, s0, lm);
+      r = levenberg_marquardt(search_fn, s0, lm);
     } catch (const std::runtime_error&) {
       continue;  // a start where the model cannot be evaluated
     }
@@ -202,29 +287,30 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   }
   if (fit.starts_tried == 0)
     throw std::runtime_error("fit: the model could not be evaluated from any start");
+  if (two_stage) fit.lm = levenberg_marquardt(residuals_with(engine), fit.lm.values, lm);
   fit.values = fit.lm.values;
   fit.sigma = fit.lm.sigma;
   fit.correlation = fit.lm.correlation;
 
   Profile p = with_parameters(base, fit.names, fit.values);
-  fit.points = predict_points(p, m, opt.cluster);
+  fit.points = predict_points(p, m, opt.cluster, engine, opt.threads);
   double ss = 0;
   for (const auto& r : fit.points) ss += r.residual * r.residual;
   fit.rms_residual = std::sqrt(ss / double(fit.points.size()));
 
-  const std::string how = "fitted by possim calibrate fit to " + m.path + " (" +
-                          std::to_string(m.points.size()) + " points, " +
-                          std::to_string(fit.names.size()) +
-                          " free parameters, Levenberg-Marquardt on relative residuals, best of " +
-                          std::to_string(fit.starts_tried) + " starts; RMS residual " +
-                          fmt(100 * fit.rms_residual) + "%)";
+  const std::string how =
+      "fitted by possim calibrate fit (" + std::string(engine.name()) + " engine) to " + m.path +
+      " (" + std::to_string(m.points.size()) + " points, " + std::to_string(fit.names.size()) +
+      " free parameters, Levenberg-Marquardt on relative residuals, best of " +
+      std::to_string(fit.starts_tried) + " starts" + (two_stage ? " with the analytic engine" : "") +
+      "; RMS residual " + fmt(100 * fit.rms_residual) + "%)";
   for (std::size_t i = 0; i < fit.names.size(); ++i) {
     const int b = fit.lm.at_bound.at(i);
     const std::string value = b != 0
                                   ? fmt(fit.values[i]) + " (at the " + (b < 0 ? "lower" : "upper") +
                                         " end of its range: not determined by these points)"
                                   : fmt(fit.values[i]) + " +/- " + fmt(fit.sigma[i]) + " (1 sigma)";
-    const std::string& n = fit.names[i];
+    const auto [stack, n] = split_name(fit.names[i]);
     if (n == "compute_scale") {
       const std::string s = "base profile " + base.name + " x compute_scale " + value + ", " + how;
       p.sources["peak_flops_per_s"] = s;
@@ -234,6 +320,12 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       if (!p.throughput.empty())
         p.sources["throughput"] =
             "points of base profile " + base.name + " x compute_scale " + value + ", " + how;
+    } else if (!stack.empty()) {
+      std::string& src = p.stacks[stack].sources[n];
+      // Keep the mechanism's description (the text before " -- fitted"), replace the figure.
+      const auto cut = src.find(" -- fitted:");
+      src = (cut == std::string::npos ? src : src.substr(0, cut));
+      src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
     } else {
       p.sources[n] = value + ", " + how;
     }

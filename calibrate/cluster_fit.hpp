@@ -1,7 +1,9 @@
 // `possim calibrate fit`: fit a profile's free parameters to measured iteration times by
 // least squares on relative residuals (predicted / measured - 1), predicting each point
-// with the analytic engine. The fitted profile then predicts points outside the fit.
+// with the engine that `possim run` predicts with (SimGrid by default; the analytic engine
+// on request). The fitted profile then predicts points outside the fit.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -9,17 +11,24 @@
 
 #include "calibrate/fit.hpp"
 #include "calibrate/measurements.hpp"
+#include "model/engine.hpp"
 #include "model/profile.hpp"
 
 namespace possim::calibrate {
 
-// The parameters a fit may free, in this order:
-//   tcp_goodput, per_message_s, server_apply_bytes_per_s, pcie_bytes_per_s, compute_scale.
+// The parameters a fit may free. The node's physics:
+//   tcp_goodput, pcie_bytes_per_s, compute_scale,
+// and the software parameters (stack_parameter_names(): server_apply_bytes_per_s,
+// per_message_s, ...), either the profile's top-level value ("per_message_s") or one
+// stack's ("caffe_ps.server_per_peer_s"; the stack must exist in the base profile).
 // compute_scale multiplies the base profile's compute speed (peak FLOP/s, measured layer
 // times and throughput points together); 1 is the base.
 const std::vector<std::string>& fit_parameter_names();
+// The default --free: the physics and the top-level software parameters of the old format.
+const std::vector<std::string>& default_fit_parameters();
 // Throws InputError naming --free for an unknown name.
 void check_fit_parameter(const std::string& name);
+void check_fit_parameter(const Profile& base, const std::string& name);
 double profile_parameter(const Profile& p, const std::string& name);  // compute_scale: 1
 // The physical range a fit keeps each parameter in (tcp_goodput at most 1, ...).
 std::pair<double, double> parameter_range(const std::string& name);
@@ -34,11 +43,19 @@ struct ClusterAssumptions {
   int iterations = 5;
 };
 
+// Predicted seconds per iteration of a point with `engine` (the point's stack applied).
 double predict_iteration_s(const Profile& p, const Network& net, const MeasurementPoint& pt,
-                           const ClusterAssumptions& a);
+                           const ClusterAssumptions& a, const Engine& engine);
+// Progress of a fit or prediction: evaluations of the whole point set so far.
+using FitProgress = std::function<void(int evaluations, double ssr)>;
 
 struct ClusterFitOptions {
-  std::vector<std::string> free = fit_parameter_names();
+  std::vector<std::string> free = default_fit_parameters();
+  const Engine* engine = nullptr;  // nullptr: the analytic engine
+  // With a slow engine (SimGrid), first fit with the analytic engine from every start, then
+  // refine the best with `engine` from there (Levenberg-Marquardt, no restarts).
+  bool analytic_first = true;
+  FitProgress progress;
   ClusterAssumptions cluster;
   LmOptions lm;
   // Start values (by name); absent ones start from the base profile.
@@ -49,13 +66,13 @@ struct ClusterFitOptions {
   // and keep the lowest sum of squares.
   int restarts = 8;
   double spread = 3.0;
-  int threads = 2;  // points are predicted in parallel
+  int threads = 2;  // points are predicted in parallel (SimGrid: one process each)
 };
 
 struct PointResult {
   MeasurementPoint point;
   double predicted_s = 0;
-  double residual = 0;  // predicted / measured - 1
+  double residual = 0;  // predicted / measured - 1, in the unit the point was measured in
 };
 
 struct ClusterFit {
@@ -75,6 +92,10 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
 
 // Predictions of a profile for points (no fitting), e.g. held-out points.
 std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& m,
-                                        const ClusterAssumptions& a);
+                                        const ClusterAssumptions& a, const Engine& engine,
+                                        int threads = 1);
+
+// Relative error of a prediction in the unit the point was measured in.
+double relative_error(const MeasurementPoint& pt, double predicted_iteration_s);
 
 }  // namespace possim::calibrate

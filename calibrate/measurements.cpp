@@ -19,9 +19,19 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_gbps",
-                                            "iteration_s"};
-const std::vector<std::string> kOptional = {"batch", "gpus_per_node"};
+const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_gbps"};
+// One of these is the measurement (the first present wins).
+const std::vector<std::string> kMeasures = {"iteration_s", "images_per_s", "speedup"};
+const std::vector<std::string> kOptional = {"iteration_s", "images_per_s", "speedup",
+                                            "reference_images_per_s", "batch", "gpus_per_node",
+                                            "stack", "source"};
+// Columns of possim's own results.csv that a measurement file may carry and that are
+// ignored (batch_per_gpu is read as batch).
+const std::vector<std::string> kResultColumns = {
+    "engine", "latency_s", "server_shards", "batch_per_gpu", "scaling_efficiency",
+    "gpu_busy_s", "gpu_stall_s", "stall_share", "sent_bytes_per_node_max",
+    "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean"};
+const std::vector<std::string> kText = {"model", "strategy", "stack", "source"};
 
 std::string known_list() {
   std::string s = json_check::list(kRequired);
@@ -29,12 +39,12 @@ std::string known_list() {
   return s;
 }
 
+bool in(const std::vector<std::string>& list, const std::string& k) {
+  return std::find(list.begin(), list.end(), k) != list.end();
+}
+
 bool known(const std::string& k) {
-  for (const auto& v : kRequired)
-    if (v == k) return true;
-  for (const auto& v : kOptional)
-    if (v == k) return true;
-  return false;
+  return in(kRequired, k) || in(kOptional, k) || in(kResultColumns, k);
 }
 
 std::string strategies() { return json_check::list(strategy_names()); }
@@ -98,14 +108,42 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
     c.fail("strategy", "unknown strategy '" + p.strategy + "'", "one of " + strategies());
   p.nodes = c.integer("nodes", f.at("nodes"));
   p.nic_gbps = c.number("nic_gbps", f.at("nic_gbps"), true);
-  p.iteration_s = c.number("iteration_s", f.at("iteration_s"), true);
-  if (auto it = f.find("batch"); it != f.end() && !it->second.empty())
-    p.batch = c.integer("batch", it->second);
+  const auto given = [&f](const std::string& k) {
+    auto it = f.find(k);
+    return it != f.end() && !it->second.empty();
+  };
+  if (given("batch"))
+    p.batch = c.integer("batch", f.at("batch"));
+  else if (given("batch_per_gpu"))
+    p.batch = c.integer("batch_per_gpu", f.at("batch_per_gpu"));
+  if (given("stack")) p.stack = f.at("stack");
+  if (given("source")) p.source = f.at("source");
   if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
     p.gpus_per_node = c.integer("gpus_per_node", it->second);
   if (p.strategy == "single" && p.nodes != 1)
     c.fail("nodes", "strategy single runs on one node, not " + std::to_string(p.nodes),
            "1 with strategy single");
+  p.measured_as.clear();
+  for (const auto& k : kMeasures)
+    if (given(k)) {
+      p.measured_as = k;
+      break;
+    }
+  if (p.measured_as.empty())
+    c.fail("iteration_s", "missing", "one of iteration_s, images_per_s or speedup per point");
+  p.measured_value = c.number(p.measured_as, f.at(p.measured_as), true);
+  if (p.measured_as == "iteration_s") {
+    p.iteration_s = p.measured_value;
+  } else if (p.measured_as == "images_per_s") {
+    p.iteration_s = p.images_per_iteration() / p.measured_value;
+  } else {
+    if (!given("reference_images_per_s"))
+      c.fail("reference_images_per_s", "missing",
+             "the images/s of the reference a speedup is measured against");
+    p.reference_images_per_s =
+        c.number("reference_images_per_s", f.at("reference_images_per_s"), true);
+    p.iteration_s = p.images_per_iteration() / (p.measured_value * p.reference_images_per_s);
+  }
 }
 
 MeasurementSet parse_csv(const std::string& text, const std::string& where,
@@ -138,6 +176,11 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where,
       for (const auto& k : kRequired)
         if (std::find(header.begin(), header.end(), k) == header.end())
           c.fail("header", "missing column '" + k + "'", "columns " + known_list());
+      if (std::none_of(kMeasures.begin(), kMeasures.end(), [&](const std::string& k) {
+            return std::find(header.begin(), header.end(), k) != header.end();
+          }))
+        c.fail("header", "no measurement column",
+               "a column iteration_s, images_per_s or speedup");
       continue;
     }
     if (cells.size() != header.size())
@@ -185,7 +228,7 @@ MeasurementSet parse_json(const std::string& text, const std::string& where,
     for (const auto& item : e.items()) {
       if (!known(item.key())) c.fail(item.key(), "unknown field", "fields " + known_list());
       const json& v = item.value();
-      if (item.key() == "model" || item.key() == "strategy") {
+      if (in(kText, item.key()) || item.key() == "engine") {
         if (!v.is_string()) c.fail(item.key(), v.dump() + " is not a string", "a string");
         f[item.key()] = v.get<std::string>();
       } else {
@@ -225,13 +268,21 @@ MeasurementSet load_measurements(const std::string& path, int default_batch) {
   return parse_measurements(text.str(), path, dir.empty() ? "." : dir, default_batch);
 }
 
+double MeasurementPoint::in_measured_unit(double predicted_iteration_s) const {
+  if (!(predicted_iteration_s > 0)) return 0;
+  if (measured_as == "images_per_s") return images_per_iteration() / predicted_iteration_s;
+  if (measured_as == "speedup")
+    return images_per_iteration() / predicted_iteration_s / reference_images_per_s;
+  return predicted_iteration_s;
+}
+
 std::string measurements_csv(const std::vector<MeasurementPoint>& points) {
-  std::string s = "model,strategy,nodes,nic_gbps,iteration_s,batch,gpus_per_node\n";
+  std::string s = "model,strategy,nodes,nic_gbps,iteration_s,batch,gpus_per_node,stack\n";
   char buf[256];
   for (const auto& p : points) {
-    std::snprintf(buf, sizeof buf, "%s,%s,%d,%.17g,%.17g,%d,%d\n", p.model.c_str(),
+    std::snprintf(buf, sizeof buf, "%s,%s,%d,%.17g,%.17g,%d,%d,", p.model.c_str(),
                   p.strategy.c_str(), p.nodes, p.nic_gbps, p.iteration_s, p.batch, p.gpus_per_node);
-    s += buf;
+    s += buf + p.stack + "\n";
   }
   return s;
 }

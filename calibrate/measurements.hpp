@@ -4,9 +4,17 @@
 //   strategy     single, ps, wfbp, poseidon, tf_stock, adam, onebit, allreduce
 //   nodes        worker nodes (integer >= 1)
 //   nic_gbps     NIC line rate, Gbit/s (> 0)
-//   iteration_s  measured seconds per iteration (> 0)
+//   iteration_s  measured seconds per iteration (> 0), or instead
+//   images_per_s the whole cluster's images per second, or
+//   speedup      images/s over a reference, with
+//   reference_images_per_s  the reference's images/s (e.g. one GPU of stock Caffe)
 //   batch        optional: images per GPU (default: the command's --batch)
 //   gpus_per_node optional: default 1
+//   stack        optional: the profile's software stack the point ran on (default: the
+//                profile's default stack for the strategy)
+//   source       optional: where the number came from
+// possim's own results.csv is accepted too: its other columns are ignored (batch_per_gpu
+// is the batch, and iteration_s is taken before images_per_s and speedup).
 // Every malformed line or field is an InputError naming the file, the line (CSV) or the
 // field path (JSON), and what was expected.
 #pragma once
@@ -26,7 +34,18 @@ struct MeasurementPoint {
   double iteration_s = 0;
   int batch = 32;
   int gpus_per_node = 1;
+  std::string stack;   // "" : the profile's default for the strategy
+  std::string source;  // where the number came from
+  // What was measured, as given: "iteration_s", "images_per_s" or "speedup" and its value
+  // (iteration_s above is derived from it), and the speedup's reference.
+  std::string measured_as = "iteration_s";
+  double measured_value = 0;
+  double reference_images_per_s = 0;
   std::string where;  // "FILE:LINE" or "FILE: points[i]"
+
+  double images_per_iteration() const { return double(nodes) * gpus_per_node * batch; }
+  // A predicted iteration time in the unit the point was measured in.
+  double in_measured_unit(double iteration_s) const;
 };
 
 struct MeasurementSet {

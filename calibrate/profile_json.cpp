@@ -13,11 +13,12 @@ ojson profile_to_json(const Profile& p) {
   ojson eff = ojson::object();
   for (const auto& [k, v] : p.kind_efficiency) eff[to_string(k)] = v;
   ojson tp = ojson::array();
-  for (const auto& t : p.throughput)
-    tp.push_back(ojson{{"model", t.model},
-                       {"batch", t.batch},
-                       {"images_per_s", t.images_per_s},
-                       {"source", t.source}});
+  for (const auto& t : p.throughput) {
+    ojson e{{"model", t.model}, {"batch", t.batch}, {"images_per_s", t.images_per_s}};
+    if (!t.framework.empty()) e["framework"] = t.framework;
+    e["source"] = t.source;
+    tp.push_back(e);
+  }
   ojson measured = ojson::array();
   for (const auto& m : p.measured) {
     ojson layers = ojson::array();
@@ -29,6 +30,20 @@ ojson profile_to_json(const Profile& p) {
   }
   ojson sources = ojson::object();
   for (const auto& [k, v] : p.sources) sources[k] = v;
+  ojson stacks = ojson::object();
+  for (const auto& [name, st] : p.stacks) {
+    ojson e = ojson::object();
+    if (!st.description.empty()) e["description"] = st.description;
+    if (!st.framework.empty()) e["framework"] = st.framework;
+    for (const auto& n : stack_parameter_names())
+      if (st.params.count(n)) e[n] = st.params.at(n);
+    ojson src = ojson::object();
+    for (const auto& [k, v] : st.sources) src[k] = v;
+    if (!src.empty()) e["sources"] = src;
+    stacks[name] = e;
+  }
+  ojson defaults = ojson::object();
+  for (const auto& [k, v] : p.default_stacks) defaults[k] = v;
   return ojson{{"format", "possim-profile-1"},
                {"name", p.name},
                {"device", p.device},
@@ -45,6 +60,11 @@ ojson profile_to_json(const Profile& p) {
                {"rebuild_flops_per_s", p.rebuild_flops_per_s},
                {"quantize_bytes_per_s", p.quantize_bytes_per_s},
                {"per_iteration_s", p.per_iteration_s},
+               {"server_per_peer_s", p.server_per_peer_s},
+               {"runtime_copy_bytes_per_s", p.runtime_copy_bytes_per_s},
+               {"client_pass_bytes_per_s", p.client_pass_bytes_per_s},
+               {"stacks", stacks},
+               {"default_stacks", defaults},
                {"sources", sources}};
 }
 

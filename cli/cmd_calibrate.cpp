@@ -41,8 +41,9 @@ const char* kCalibrateUsage =
     "(cuDNN/cuBLAS)\n"
     "  exchange  a live PS/SFB exchange between processes over TCP (loopback, network namespaces\n"
     "            shaped with tc, or mpirun across nodes); fits bandwidth and per-message cost\n"
-    "  fit       fit tcp_goodput, per_message_s, server apply and PCIe rates and compute speed to\n"
-    "            measured iteration times by least squares\n"
+    "  fit       fit a profile's physics and its software stacks' parameters to measured\n"
+    "            iteration times, images/s or speedups by least squares, with the engine that\n"
+    "            predicts (SimGrid by default)\n"
     "\n"
     "`possim calibrate SUBCOMMAND --help` describes its options.\n";
 
@@ -289,164 +290,6 @@ int cmd_exchange(const std::vector<std::string>& args) {
   return 0;
 }
 
-int cmd_fit(const std::vector<std::string>& args) {
-  po::options_description desc("options");
-  std::string meas_path, base_ref, out, name, free_list, predict_path;
-  std::vector<std::string> starts;
-  int batch = 32;
-  double latency_us = 50;
-  int shards = 0;
-  bool quiet = false;
-  desc.add_options()("measurements", po::value(&meas_path)->required(),
-                     "CSV or JSON of measured iteration times")(
-      "profile", po::value(&base_ref)->required(), "base profile (its other fields are kept)")(
-      "out", po::value(&out)->required(), "fitted profile JSON to write")(
-      "free",
-      po::value(&free_list)
-          ->default_value(
-              "tcp_goodput,per_message_s,server_apply_bytes_per_s,pcie_bytes_per_s,compute_scale"),
-      "parameters to fit, comma-separated")(
-      "start", po::value(&starts)->multitoken(),
-      "start values NAME=VALUE (default: the base profile's)")(
-      "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
-      "latency-us", po::value(&latency_us)->default_value(50),
-      "one-way latency between nodes, microseconds")("shards", po::value(&shards)->default_value(0),
-                                                     "server shards (0: one per node, colocated)")(
-      "predict", po::value(&predict_path),
-      "also predict these points (not fitted) with the fitted profile")(
-      "name", po::value(&name), "profile name (default: the output file's stem)")(
-      "quiet,q", po::bool_switch(&quiet), "no tables");
-  po::positional_options_description pos;
-  pos.add("measurements", 1);
-  po::variables_map vm;
-  if (!parse("calibrate fit", args, desc, pos, vm,
-             "MEASUREMENTS --profile BASE --out FILE [--free a,b,...]"))
-    return 0;
-  if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
-  if (!(latency_us >= 0)) throw InputError("--latency-us", "", "is negative", "microseconds >= 0");
-  if (name.empty()) name = stem(out);
-
-  const cal::MeasurementSet m = cal::load_measurements(meas_path, batch);
-  const Profile base = load_profile(base_ref, ".");
-  cal::ClusterFitOptions opt;
-  opt.free.clear();
-  std::stringstream ss(free_list);
-  for (std::string item; std::getline(ss, item, ',');) {
-    cal::check_fit_parameter(item);
-    opt.free.push_back(item);
-  }
-  for (const auto& s : starts) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos)
-      throw InputError("--start", "", "'" + s + "' has no '='", "NAME=VALUE");
-    const std::string key = s.substr(0, eq);
-    cal::check_fit_parameter(key);
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str() + eq + 1, &end);
-    if (*end != '\0' || !(v > 0))
-      throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a positive number",
-                       "NAME=VALUE > 0");
-    opt.start[key] = v;
-  }
-  opt.cluster.latency_s = latency_us * 1e-6;
-  opt.cluster.server_shards = shards;
-  cal::MeasurementSet held;
-  if (!predict_path.empty()) held = cal::load_measurements(predict_path, batch);
-
-  const cal::ClusterFit f = cal::fit_cluster(base, m, opt);
-  std::vector<cal::PointResult> predicted;
-  if (!predict_path.empty()) predicted = cal::predict_points(f.fitted, held, opt.cluster);
-
-  nlohmann::json params = nlohmann::json::array(), points = nlohmann::json::array(),
-                 held_j = nlohmann::json::array();
-  for (std::size_t i = 0; i < f.names.size(); ++i)
-    params.push_back(
-        {{"name", f.names[i]},
-         {"start", f.start[i]},
-         {"value", f.values[i]},
-         {"sigma",
-          std::isfinite(f.sigma[i]) ? nlohmann::json(f.sigma[i]) : nlohmann::json("unidentified")},
-         {"at_bound", f.lm.at_bound[i] < 0   ? "lower"
-                      : f.lm.at_bound[i] > 0 ? "upper"
-                                             : "no"},
-         {"range",
-          {cal::parameter_range(f.names[i]).first, cal::parameter_range(f.names[i]).second}}});
-  const auto point_json = [](const cal::PointResult& r) {
-    return nlohmann::json{{"where", r.point.where},
-                          {"model", r.point.model},
-                          {"strategy", r.point.strategy},
-                          {"nodes", r.point.nodes},
-                          {"nic_gbps", r.point.nic_gbps},
-                          {"batch", r.point.batch},
-                          {"measured_s", r.point.iteration_s},
-                          {"predicted_s", r.predicted_s},
-                          {"residual", r.residual}};
-  };
-  for (const auto& r : f.points) points.push_back(point_json(r));
-  for (const auto& r : predicted) held_j.push_back(point_json(r));
-  const nlohmann::json sidecar = {{"kind", "fit"},
-                                  {"measurements", m.path},
-                                  {"base_profile", {{"name", base.name}, {"path", base.path}}},
-                                  {"method",
-                                   "Levenberg-Marquardt over log-parameters, numeric Jacobian; "
-                                   "residual = predicted / measured - 1 "
-                                   "(analytic engine); covariance s^2 (J^T J)^-1 with s^2 = SSR / "
-                                   "(points - parameters); 1-sigma"},
-                                  {"assumptions",
-                                   {{"latency_s", opt.cluster.latency_s},
-                                    {"server_shards", shards},
-                                    {"placement", "colocated"}}},
-                                  {"parameters", params},
-                                  {"correlation", f.correlation},
-                                  {"points", points},
-                                  {"rms_residual", f.rms_residual},
-                                  {"iterations", f.lm.iterations},
-                                  {"converged", f.lm.converged},
-                                  {"predicted", held_j}};
-  cal::write_profile_with_sidecar(f.fitted, sidecar, out);
-
-  if (!quiet) {
-    std::cout << "fit of " << f.names.size() << " parameters to " << m.points.size()
-              << " points of " << m.path << " (base " << base.name << ", best of " << f.starts_tried
-              << " starts, " << f.lm.iterations << " iterations"
-              << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
-    Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});
-    for (std::size_t i = 0; i < f.names.size(); ++i) {
-      const int b = f.lm.at_bound[i];
-      const std::string sigma = b < 0                       ? "at lower bound"
-                                : b > 0                     ? "at upper bound"
-                                : std::isfinite(f.sigma[i]) ? g4(f.sigma[i])
-                                                            : "unidentified";
-      t.add({f.names[i], g4(f.start[i]), g4(f.values[i]), sigma,
-             std::isfinite(f.sigma[i]) ? percent(f.sigma[i] / f.values[i]) : "-"});
-    }
-    t.print(std::cout);
-    for (std::size_t i = 0; i < f.names.size(); ++i)
-      if (!std::isfinite(f.sigma[i]))
-        std::cout << "note: these points do not determine " << f.names[i]
-                  << " (it never limits an iteration they measured); measure it directly or add "
-                     "points where it does\n";
-    const auto table = [](const std::vector<cal::PointResult>& rs) {
-      Table pt({"point", "model", "strategy", "nodes", "Gbit/s", "measured s", "predicted s",
-                "residual"});
-      for (const auto& r : rs)
-        pt.add({r.point.where, r.point.model, r.point.strategy, std::to_string(r.point.nodes),
-                fixed(r.point.nic_gbps, 1), g4(r.point.iteration_s), g4(r.predicted_s),
-                fixed(100 * r.residual, 2) + "%"});
-      pt.print(std::cout);
-    };
-    std::cout << "\n";
-    table(f.points);
-    std::cout << "RMS residual " << fixed(100 * f.rms_residual, 2) << "%\n";
-    if (!predicted.empty()) {
-      std::cout << "\npredicted, not fitted (" << held.path << "):\n";
-      table(predicted);
-    }
-    std::cout << "wrote " << out << " and " << cal::sidecar_path(out) << "\n";
-  }
-  return 0;
-}
-
 }  // namespace
 
 int cmd_calibrate(const std::vector<std::string>& args) {
@@ -458,7 +301,7 @@ int cmd_calibrate(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (sub == "kernels") return cmd_kernels(rest);
   if (sub == "exchange") return cmd_exchange(rest);
-  if (sub == "fit") return cmd_fit(rest);
+  if (sub == "fit") return cmd_calibrate_fit(rest);
   throw InputError("possim calibrate", "command line", "unknown subcommand '" + sub + "'",
                    "kernels, exchange or fit");
 }

@@ -38,7 +38,8 @@ const std::vector<std::string> kTopFields = {
     "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "throughput", "measured",
     "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
-    "sources"};
+    "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s", "stacks",
+    "default_stacks", "sources"};
 // clang-format on
 
 using json_check::Reader;
@@ -62,12 +63,12 @@ std::string format_number(double x) {
 
 std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
   std::vector<ThroughputPoint> out;
-  std::set<std::pair<std::string, int>> seen;
+  std::set<std::pair<std::string, int>> seen;  // (model@framework, batch)
   r.array(v, "throughput", "a list of {model, batch, images_per_s, source}");
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string at = json_check::index("throughput", i);
     const json& e = object(r, v[i], at);
-    r.only_known(e, at, {"model", "batch", "images_per_s", "source"});
+    r.only_known(e, at, {"model", "batch", "images_per_s", "source", "framework"});
     ThroughputPoint p;
     p.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
     p.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
@@ -76,9 +77,11 @@ std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
                               at + ".images_per_s", 0, 1e9, "images per second in (0, 1e9]",
                               /*lo_open=*/true);
     p.source = text(r, r.require(e, at, "source", "where the number came from"), at + ".source");
-    if (!seen.insert({p.model, p.batch}).second)
-      r.fail(at, "second point for " + p.model + " at batch " + std::to_string(p.batch),
-             "one point per model and batch");
+    if (e.contains("framework")) p.framework = text(r, e["framework"], at + ".framework");
+    if (!seen.insert({p.model + "@" + p.framework, p.batch}).second)
+      r.fail(at, "second point for " + p.model + " at batch " + std::to_string(p.batch) +
+                     (p.framework.empty() ? "" : " under " + p.framework),
+             "one point per model, batch and framework");
     out.push_back(p);
   }
   return out;
@@ -154,11 +157,16 @@ const MeasuredModel* find_measured(const Profile& p, const Network& net, int bat
   return nullptr;
 }
 
-// Nearest batch; on a tie the larger batch (the GPU is nearer saturation there).
-const ThroughputPoint* find_point(const Profile& p, const Network& net, int batch) {
+// Nearest batch; on a tie the larger batch (the GPU is nearer saturation there). Points of
+// the profile's framework (or of none) first; another framework's only when it has none:
+// the same kernels under another framework are a better guess than the FLOP model alone.
+const ThroughputPoint* find_point_of(const Profile& p, const Network& net, int batch,
+                                     bool same_framework) {
   const ThroughputPoint* best = nullptr;
   for (const auto& t : p.throughput) {
     if (t.model != net.name) continue;
+    if (same_framework && !t.framework.empty() && !p.framework.empty() && t.framework != p.framework)
+      continue;
     if (!best) {
       best = &t;
       continue;
@@ -167,6 +175,11 @@ const ThroughputPoint* find_point(const Profile& p, const Network& net, int batc
     if (d < bd || (d == bd && t.batch > best->batch)) best = &t;
   }
   return best;
+}
+
+const ThroughputPoint* find_point(const Profile& p, const Network& net, int batch) {
+  if (const ThroughputPoint* t = find_point_of(p, net, batch, true)) return t;
+  return find_point_of(p, net, batch, false);
 }
 
 double efficiency(const Profile& p, LayerKind k) {
@@ -207,7 +220,95 @@ void check_batch(int batch) {
   if (batch < 1) throw std::invalid_argument("layer_times: batch must be >= 1");
 }
 
+// "stacks": {"NAME": {"description", "framework", PARAMETER: value, ..., "sources": {...}}}
+std::map<std::string, SoftwareStack> read_stacks(const Reader& r, const json& v) {
+  std::map<std::string, SoftwareStack> out;
+  object(r, v, "stacks");
+  std::vector<std::string> fields = {"description", "framework", "sources"};
+  for (const auto& n : stack_parameter_names()) fields.push_back(n);
+  for (const auto& item : v.items()) {
+    const std::string at = "stacks." + item.key();
+    const json& e = object(r, item.value(), at);
+    r.only_known(e, at, fields);
+    SoftwareStack st;
+    st.name = item.key();
+    if (st.name.empty()) r.fail(at, "has an empty name", "a stack name");
+    if (e.contains("description")) st.description = text(r, e["description"], at + ".description", false);
+    if (e.contains("framework")) st.framework = text(r, e["framework"], at + ".framework");
+    for (const auto& n : stack_parameter_names()) {
+      if (!e.contains(n)) continue;
+      const bool rate = n.find("bytes_per_s") != std::string::npos;
+      const bool optional_rate = n == "runtime_copy_bytes_per_s" || n == "client_pass_bytes_per_s";
+      const double hi = rate ? kMaxBytesPerS : (n == "per_iteration_s" ? kMaxSeconds : 1.0);
+      const std::string unit = rate ? "bytes/s" : "seconds";
+      st.params[n] = r.number(e[n], at + "." + n, 0, hi,
+                              std::string(rate && !optional_rate ? "a rate in (0, " : "a value in [0, ") +
+                                  format_number(hi) + "] " + unit,
+                              /*lo_open=*/rate && !optional_rate);
+    }
+    if (e.contains("sources")) {
+      const json& src = object(r, e["sources"], at + ".sources");
+      r.only_known(src, at + ".sources", fields);
+      for (const auto& s : src.items())
+        st.sources[s.key()] = text(r, s.value(), at + ".sources." + s.key());
+    }
+    out[st.name] = std::move(st);
+  }
+  return out;
+}
+
 }  // namespace
+
+const std::vector<std::string>& stack_parameter_names() {
+  static const std::vector<std::string> n = {
+      "server_apply_bytes_per_s", "per_message_s",           "per_iteration_s",
+      "server_per_peer_s",        "runtime_copy_bytes_per_s", "quantize_bytes_per_s",
+      "client_pass_bytes_per_s"};
+  return n;
+}
+
+double* Profile::parameter_field(const std::string& n) {
+  if (n == "server_apply_bytes_per_s") return &server_apply_bytes_per_s;
+  if (n == "per_message_s") return &per_message_s;
+  if (n == "per_iteration_s") return &per_iteration_s;
+  if (n == "server_per_peer_s") return &server_per_peer_s;
+  if (n == "runtime_copy_bytes_per_s") return &runtime_copy_bytes_per_s;
+  if (n == "quantize_bytes_per_s") return &quantize_bytes_per_s;
+  if (n == "client_pass_bytes_per_s") return &client_pass_bytes_per_s;
+  return nullptr;
+}
+
+double Profile::parameter(const std::string& n) const {
+  const double* f = const_cast<Profile*>(this)->parameter_field(n);
+  if (!f) throw std::invalid_argument("not a stack parameter: " + n);
+  return *f;
+}
+
+Profile Profile::with_stack(const std::string& name) const {
+  auto it = stacks.find(name);
+  if (it == stacks.end()) {
+    std::string names;
+    for (const auto& [n, _] : stacks) names += (names.empty() ? "" : ", ") + n;
+    throw InputError(path, "stacks", "no stack named '" + name + "'",
+                     names.empty() ? "a profile with a stacks section" : "one of " + names);
+  }
+  Profile p = *this;
+  for (const auto& [n, v] : it->second.params) *p.parameter_field(n) = v;
+  p.framework = it->second.framework;
+  p.stack = name;
+  return p;
+}
+
+std::string Profile::stack_for(const std::string& strategy, const std::string& chosen) const {
+  if (!chosen.empty()) return chosen;
+  auto it = default_stacks.find(strategy);
+  return it == default_stacks.end() ? "" : it->second;
+}
+
+Profile Profile::for_strategy(const std::string& strategy, const std::string& chosen) const {
+  const std::string s = stack_for(strategy, chosen);
+  return s.empty() ? *this : with_stack(s);
+}
 
 std::vector<LayerTime> Profile::layer_times(const Network& net, int batch) const {
   check_batch(batch);
@@ -248,7 +349,7 @@ std::string Profile::compute_source(const Network& net, int batch) const {
   if (const ThroughputPoint* pt = find_point(*this, net, batch))
     return flop + " scaled x" + format_number(scale_factor(*this, net, *pt)) + " to " +
            format_number(pt->images_per_s) + " images/s at batch " + std::to_string(pt->batch) +
-           " (" + pt->source + ")";
+           (pt->framework.empty() ? "" : " under " + pt->framework) + " (" + pt->source + ")";
   return flop + " alone: no measurement of " + net.name + " in profile " + name;
 }
 
@@ -288,6 +389,15 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.pcie_latency_s = seconds("pcie_latency_s", 1);
   p.per_message_s = seconds("per_message_s", 1);
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
+  p.server_per_peer_s = seconds("server_per_peer_s", 1);
+  if (j.contains("client_pass_bytes_per_s"))
+    p.client_pass_bytes_per_s =
+        r.number(j["client_pass_bytes_per_s"], "client_pass_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no pass)");
+  if (j.contains("runtime_copy_bytes_per_s"))
+    p.runtime_copy_bytes_per_s =
+        r.number(j["runtime_copy_bytes_per_s"], "runtime_copy_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no runtime copy)");
 
   p.kind_efficiency =
       read_efficiency(r, r.require(j, "", "kind_efficiency", "an object: layer kind -> fraction"));
@@ -298,6 +408,25 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
       r.fail(json_check::index("throughput", i) + ".images_per_s",
              "iteration time is not above per_iteration_s",
              "batch / images_per_s > per_iteration_s");
+
+  if (j.contains("stacks")) p.stacks = read_stacks(r, j["stacks"]);
+  if (j.contains("default_stacks")) {
+    const json& d = object(r, j["default_stacks"], "default_stacks");
+    for (const auto& item : d.items()) {
+      const std::string at = "default_stacks." + item.key();
+      const std::string name = text(r, item.value(), at);
+      if (!p.stacks.count(name)) r.fail(at, "no stack named '" + name + "'", "a key of stacks");
+      p.default_stacks[item.key()] = name;
+    }
+  }
+  // Every stack must leave the profile valid once applied.
+  for (const auto& [name, st] : p.stacks) {
+    const Profile applied = p.with_stack(name);
+    for (std::size_t i = 0; i < applied.throughput.size(); ++i)
+      if (applied.throughput[i].batch / applied.throughput[i].images_per_s <= applied.per_iteration_s)
+        r.fail("stacks." + name + ".per_iteration_s", "leaves no time for the layers of " +
+                   applied.throughput[i].model, "less than batch / images_per_s of every point");
+  }
 
   if (j.contains("sources")) {
     object(r, j["sources"], "sources");

@@ -15,6 +15,7 @@ struct ThroughputPoint {
   int batch = 0;
   double images_per_s = 0;
   std::string source;
+  std::string framework;  // the software that measured it ("caffe", "tensorflow"); "" any
 };
 
 // Per-layer seconds measured for one model at one batch (written by the calibrator).
@@ -35,6 +36,23 @@ struct LayerTime {
   double forward_s = 0;
   double backward_s = 0;
 };
+
+// The software that runs on a node -- a framework and its communication runtime -- as
+// opposed to the node's physics (GPU, PCIe, NIC, TCP). Caffe+PS's servers, Poseidon's
+// servers, stock TensorFlow's runtime and CNTK's 1-bit path are each a stack with their
+// own costs, fitted only on their own measurements. Each entry of `params` overrides the
+// profile's top-level field of the same name (see stack_parameter_names()) for the
+// strategies that run on this stack; the rest is inherited.
+struct SoftwareStack {
+  std::string name;
+  std::string description;
+  std::string framework;  // whose single-GPU throughput points time the layers ("" any)
+  std::map<std::string, double> params;
+  std::map<std::string, std::string> sources;  // parameter -> mechanism and where it came from
+};
+
+// The top-level fields a stack may override: software costs, never the node's physics.
+const std::vector<std::string>& stack_parameter_names();
 
 struct Profile {
   std::string name;
@@ -57,6 +75,23 @@ struct Profile {
   double rebuild_flops_per_s = 0;   // GPU GEMM rate for rebuilding gradients from factors
   double quantize_bytes_per_s = 0;  // GPU pass for 1-bit quantization with residual
   double per_iteration_s = 0;       // fixed framework cost per iteration (data layer, solver)
+  // Server CPU per worker request, for each tensor slice a shard holds: receiving,
+  // locating and acknowledging one worker's update, whatever its size. 0: none.
+  double server_per_peer_s = 0;
+  // Host copies that a framework's runtime makes of every byte it sends or receives
+  // (staging, serialization into RPC buffers), in series with the PCIe copy. 0: none.
+  double runtime_copy_bytes_per_s = 0;
+  // A PS client that builds each shard's message by passing over a layer's whole gradient
+  // (and scatters each shard's reply by passing over the whole parameter buffer): one pass
+  // per shard, so its host work grows with the cluster while its bytes on the wire do not.
+  // Bytes per second of one pass; 0: the client indexes its keys directly (no pass).
+  double client_pass_bytes_per_s = 0;
+
+  // Software stacks (see SoftwareStack) and the stack each strategy runs on by default.
+  std::map<std::string, SoftwareStack> stacks;
+  std::map<std::string, std::string> default_stacks;  // strategy -> stack name
+  std::string framework;  // set by with_stack: throughput points of this framework first
+  std::string stack;      // the stack applied, "" none
 
   std::map<std::string, std::string> sources;  // field name -> where its number came from
 
@@ -68,6 +103,17 @@ struct Profile {
   std::vector<LayerTime> layer_times(const Network& net, int batch) const;
   // Which of the three rules above layer_times used, for `explain`.
   std::string compute_source(const Network& net, int batch) const;
+
+  // This profile with stack `name` applied (its parameters and framework). Throws
+  // InputError naming the profile for an unknown stack.
+  Profile with_stack(const std::string& name) const;
+  // The stack a strategy runs on: `chosen` if not empty, else default_stacks, else none.
+  std::string stack_for(const std::string& strategy, const std::string& chosen = "") const;
+  // with_stack(stack_for(strategy, chosen)), or this profile when there is no stack.
+  Profile for_strategy(const std::string& strategy, const std::string& chosen = "") const;
+  // Value of a software parameter (a stack_parameter_names() entry) as resolved here.
+  double parameter(const std::string& name) const;
+  double* parameter_field(const std::string& name);
 };
 
 // Load a profile: a path to a JSON file, or the name of a shipped profile

@@ -300,7 +300,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   if (!j.is_object()) r.fail("", "the top level is " + describe(j), "a JSON object");
   r.object(j, "",
            {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
-            "strategy_options", "profile", "iterations", "seed"});
+            "strategy_options", "profile", "stacks", "iterations", "seed"});
 
   Scenario s;
   s.path = where;
@@ -332,7 +332,36 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   // Files last, so that a scenario's own mistakes are reported before its references'.
   s.network = read_model(r, s.model_ref, base_dir);
   s.profile = read_profile(r, s.profile_ref, base_dir);
+  if (j.contains("stacks")) {
+    const json& st = r.json_check::Reader::object(j["stacks"], "stacks",
+                                                  "an object: strategy -> stack of the profile");
+    for (const auto& item : st.items()) {
+      const std::string at = "stacks." + item.key();
+      if (item.key() != "single" &&
+          std::find(s.strategies.begin(), s.strategies.end(), item.key()) == s.strategies.end())
+        r.fail(at, "'" + item.key() + "' is not among the scenario's strategies",
+               "single or one of " + list(s.strategies));
+      const std::string name = r.text(item.value(), at, "a stack name");
+      if (!s.profile.stacks.count(name)) {
+        Names known;
+        for (const auto& [n, _] : s.profile.stacks) known.push_back(n);
+        r.fail(at, "profile " + s.profile.name + " has no stack '" + name + "'" +
+                       did_you_mean(name, known),
+               known.empty() ? "a profile with stacks" : "one of " + list(known));
+      }
+      s.stacks[item.key()] = name;
+    }
+  }
+  for (const std::string& strategy : s.strategies)
+    s.strategy_profiles[strategy] = s.profile.for_strategy(strategy, s.stacks.count(strategy) ? s.stacks.at(strategy) : "");
+  s.strategy_profiles["single"] =
+      s.profile.for_strategy("single", s.stacks.count("single") ? s.stacks.at("single") : "");
   return s;
+}
+
+const Profile& Scenario::profile_for(const std::string& strategy) const {
+  auto it = strategy_profiles.find(strategy);
+  return it == strategy_profiles.end() ? profile : it->second;
 }
 
 Scenario load_scenario(const std::string& path) {

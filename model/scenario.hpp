@@ -2,6 +2,7 @@
 // bad input throws InputError naming the file, the field and what was expected.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct Scenario {
   StrategyOptions options;
   std::string profile_ref;
   Profile profile;
+  // Software stack per strategy ("stacks": {"wfbp": "poseidon_tf"}); a strategy left out
+  // runs on the profile's default stack for it.
+  std::map<std::string, std::string> stacks;
+  // The profile as each strategy of the scenario (and "single", the speedup reference)
+  // sees it: its stack applied. Filled by parse_scenario.
+  std::map<std::string, Profile> strategy_profiles;
+  const Profile& profile_for(const std::string& strategy) const;
   int iterations = 5;
   std::uint64_t seed = 1;
 

@@ -19,7 +19,7 @@ std::vector<SweepPoint> sweep_points(const Scenario& s) {
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   PlanRequest r;
   r.net = &s.network;
-  r.profile = &s.profile;
+  r.profile = &s.profile_for(p.strategy);
   r.cluster = s.cluster(p.nodes, p.nic_gbps);
   r.batch_per_gpu = s.batch_per_gpu;
   r.options = s.options;

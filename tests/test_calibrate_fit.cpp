@@ -16,6 +16,7 @@
 #include "calibrate/fit.hpp"
 #include "calibrate/line_fit.hpp"
 #include "calibrate/measurements.hpp"
+#include "model/analytic/analytic_engine.hpp"
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
 #include "run_possim.hpp"
@@ -28,7 +29,7 @@ using Approx = Catch::Detail::Approx;
 namespace {
 
 // The cluster the fit test pretends to have measured.
-const std::vector<std::string> kNames = fit_parameter_names();
+const std::vector<std::string> kNames = default_fit_parameters();
 const std::vector<double> kTruth = {0.80, 120e-6, 2.0e9, 9.0e9, 0.85};
 
 MeasurementSet design(
@@ -75,7 +76,7 @@ void measure(MeasurementSet& m, const Profile& truth, double sigma, unsigned see
   std::mt19937 g(seed);
   std::normal_distribution<double> noise(0, sigma);
   for (auto& p : m.points)
-    p.iteration_s = predict_iteration_s(truth, m.networks.at(p.model), p, {}) * (1 + noise(g));
+    p.iteration_s = predict_iteration_s(truth, m.networks.at(p.model), p, {}, AnalyticEngine()) * (1 + noise(g));
 }
 
 }  // namespace
@@ -163,14 +164,14 @@ TEST_CASE("fit recovers known parameters from possim's own iteration times with 
                                 {"vgg19", 32, "wfbp", 8, 10.0},
                                 {"vgg19", 32, "poseidon", 16, 40.0}});
   measure(held, truth, 0.0, 1);
-  for (const PointResult& r : predict_points(f.fitted, held, {})) {
+  for (const PointResult& r : predict_points(f.fitted, held, {}, AnalyticEngine())) {
     INFO(r.point.where << ": truth " << r.point.iteration_s << " s, predicted " << r.predicted_s
                        << " s");
     CHECK(std::abs(r.residual) < 0.03);
   }
   // ... and the base profile did not (the fit is what makes them right).
   double worst = 0;
-  for (const PointResult& r : predict_points(base, held, {}))
+  for (const PointResult& r : predict_points(base, held, {}, AnalyticEngine()))
     worst = std::max(worst, std::abs(r.residual));
   CHECK(worst > 0.10);
 }

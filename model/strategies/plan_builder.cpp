@@ -24,7 +24,13 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
   plan_.rates.nic_bytes_per_s = r.cluster.nic_bytes_per_s() * p.tcp_goodput;
   plan_.rates.latency_s = r.cluster.latency_s;
   plan_.rates.per_message_s = p.per_message_s;
-  plan_.rates.pcie_bytes_per_s = p.pcie_bytes_per_s;
+  // Host work in series with every copy between GPU and network: a runtime that stages each
+  // byte through copies of its own (serialization into RPC buffers), and a PS client that
+  // passes over the buffer once per shard. The copy path runs at the harmonic sum.
+  double s_per_byte = 1.0 / p.pcie_bytes_per_s;
+  if (p.runtime_copy_bytes_per_s > 0) s_per_byte += 1.0 / p.runtime_copy_bytes_per_s;
+  if (p.client_pass_bytes_per_s > 0) s_per_byte += r.cluster.server_shards / p.client_pass_bytes_per_s;
+  plan_.rates.pcie_bytes_per_s = 1.0 / s_per_byte;
   plan_.rates.pcie_latency_s = p.pcie_latency_s;
   plan_.rates.d2d_bytes_per_s = p.d2d_bytes_per_s;
   plan_.rates.server_apply_bytes_per_s = p.server_apply_bytes_per_s;
@@ -157,9 +163,13 @@ TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, doubl
   apply.scope = Scope::shard;
   apply.layer = layer;
   apply.tensor = tensor;
+  apply.duration_s = per_peer_s();
   apply.deps = {now(p)};
   return add(apply);
 }
+
+// Each slice's apply also pays the server's fixed work for every worker's request.
+double PlanBuilder::per_peer_s() const { return req_.profile->server_per_peer_s * workers(); }
 
 PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps& after,
                                                 double wire_scale) {
@@ -235,6 +245,7 @@ TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   apply.scope = Scope::shard;
   apply.layer = layer;
   apply.tensor = params;
+  apply.duration_s = per_peer_s();
   apply.deps = {now(p)};
   const TaskId a = add(apply);
   return ps_pull_half(layer, params, {now(a)}).done;

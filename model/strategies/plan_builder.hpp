@@ -72,6 +72,8 @@ class PlanBuilder {
   LayerDecision costs(int layer, const std::string& scheme, const std::string& why) const;
 
   SyncPlan finish();
+  // Server CPU seconds per slice apply for the workers' requests (profile.server_per_peer_s).
+  double per_peer_s() const;
 
  private:
   TaskId copy(TaskKind kind, int layer, double bytes, const Deps& deps);

@@ -1,0 +1,217 @@
+// possim calibrate fit: fit a profile's physics and its stacks' software parameters to
+// measured points with the engine that `possim run` predicts with, and say how well each
+// parameter is determined.
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "calibrate/cluster_fit.hpp"
+#include "calibrate/profile_json.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/points_report.hpp"
+#include "cli/table.hpp"
+#include "model/error.hpp"
+
+namespace possim::cli {
+
+namespace {
+
+namespace cal = possim::calibrate;
+
+std::string g4(double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.4g", x);
+  return b;
+}
+
+// Pairs of parameters the points cannot tell apart (|correlation| above 0.95).
+std::vector<std::string> confounded(const cal::ClusterFit& f) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < f.names.size(); ++i)
+    for (std::size_t j = i + 1; j < f.names.size(); ++j)
+      if (i < f.correlation.size() && j < f.correlation[i].size() &&
+          std::fabs(f.correlation[i][j]) > 0.95)
+        out.push_back(f.names[i] + " and " + f.names[j] + " (correlation " +
+                      fixed(f.correlation[i][j], 3) + ")");
+  return out;
+}
+
+}  // namespace
+
+int cmd_calibrate_fit(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  std::vector<std::string> meas_paths, starts;
+  std::string base_ref, out, name, free_list, predict_path, engine_name = default_engine();
+  int batch = 32, shards = 0, restarts = 8;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  double latency_us = 50;
+  bool quiet = false;
+  std::string default_free;
+  for (const auto& n : cal::default_fit_parameters())
+    default_free += (default_free.empty() ? "" : ",") + n;
+  desc.add_options()("measurements", po::value(&meas_paths)->required()->multitoken(),
+                     "CSV or JSON files of measured points (iteration_s, images_per_s or "
+                     "speedup; possim's results.csv too)")(
+      "profile", po::value(&base_ref)->required(), "base profile (its other fields are kept)")(
+      "out", po::value(&out)->required(), "fitted profile JSON to write")(
+      "free", po::value(&free_list)->default_value(default_free),
+      "parameters to fit, comma-separated: physics (tcp_goodput, pcie_bytes_per_s, "
+      "compute_scale) and software parameters, top-level or STACK.PARAM")(
+      "engine", po::value(&engine_name)->default_value(engine_name),
+      "engine that predicts each point: simgrid or analytic (default: possim run's)")(
+      "jobs,j", po::value(&jobs)->default_value(jobs), "points predicted in parallel")(
+      "restarts", po::value(&restarts)->default_value(restarts),
+      "extra deterministic starts (with the analytic engine when --engine simgrid)")(
+      "start", po::value(&starts)->multitoken(),
+      "start values NAME=VALUE (default: the base profile's)")(
+      "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
+      "latency-us", po::value(&latency_us)->default_value(50),
+      "one-way latency between nodes, microseconds")("shards", po::value(&shards)->default_value(0),
+                                                     "server shards (0: one per node, colocated)")(
+      "predict", po::value(&predict_path),
+      "also predict these points (not fitted) with the fitted profile")(
+      "name", po::value(&name), "profile name (default: the output file's stem)")(
+      "quiet,q", po::bool_switch(&quiet), "no tables, no progress");
+  po::positional_options_description pos;
+  pos.add("measurements", -1);
+  po::variables_map vm;
+  if (!parse("calibrate fit", args, desc, pos, vm,
+             "MEASUREMENTS... --profile BASE --out FILE [--free a,b,...] [--engine simgrid]"))
+    return 0;
+  if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
+  if (jobs < 1) throw InputError("--jobs", "", "must be at least 1", "an integer >= 1");
+  if (restarts < 0) throw InputError("--restarts", "", "is negative", "an integer >= 0");
+  if (shards < 0) throw InputError("--shards", "", "is negative", "0 (one per node) or more");
+  if (!(latency_us >= 0) || !std::isfinite(latency_us))
+    throw InputError("--latency-us", "", "is not a finite number >= 0", "microseconds >= 0");
+  if (name.empty()) name = std::filesystem::path(out).stem().string();
+  const std::unique_ptr<Engine> engine = make_engine(engine_name);
+
+  const cal::MeasurementSet m = load_measurement_files(meas_paths, batch);
+  const Profile base = load_profile(base_ref, ".");
+  cal::ClusterFitOptions opt;
+  opt.engine = engine.get();
+  opt.threads = jobs;
+  opt.restarts = restarts;
+  opt.progress = progress_line("fit", !quiet);
+  opt.free.clear();
+  std::stringstream ss(free_list);
+  for (std::string item; std::getline(ss, item, ',');) {
+    cal::check_fit_parameter(base, item);
+    opt.free.push_back(item);
+  }
+  for (const auto& s : starts) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos)
+      throw InputError("--start", "", "'" + s + "' has no '='", "NAME=VALUE");
+    const std::string key = s.substr(0, eq);
+    cal::check_fit_parameter(base, key);
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str() + eq + 1, &end);
+    if (*end != '\0' || !(v > 0) || !std::isfinite(v))
+      throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a positive number",
+                       "NAME=VALUE > 0");
+    opt.start[key] = v;
+  }
+  opt.cluster.latency_s = latency_us * 1e-6;
+  opt.cluster.server_shards = shards;
+  cal::MeasurementSet held;
+  if (!predict_path.empty()) held = load_measurement_files({predict_path}, batch);
+
+  cal::ClusterFit f = cal::fit_cluster(base, m, opt);
+  if (!quiet) std::cerr << "\n";
+  f.fitted.name = name;
+  std::vector<cal::PointResult> predicted;
+  if (!predict_path.empty())
+    predicted = cal::predict_points(f.fitted, held, opt.cluster, *engine, jobs);
+
+  nlohmann::json params = nlohmann::json::array();
+  for (std::size_t i = 0; i < f.names.size(); ++i)
+    params.push_back(
+        {{"name", f.names[i]},
+         {"start", f.start[i]},
+         {"value", f.values[i]},
+         {"sigma",
+          std::isfinite(f.sigma[i]) ? nlohmann::json(f.sigma[i]) : nlohmann::json("unidentified")},
+         {"at_bound", f.lm.at_bound[i] < 0   ? "lower"
+                      : f.lm.at_bound[i] > 0 ? "upper"
+                                             : "no"},
+         {"range",
+          {cal::parameter_range(f.names[i]).first, cal::parameter_range(f.names[i]).second}}});
+  const nlohmann::json sidecar = {
+      {"kind", "fit"},
+      {"measurements", m.path},
+      {"engine", engine->name()},
+      {"base_profile", {{"name", base.name}, {"path", base.path}}},
+      {"method",
+       "Levenberg-Marquardt over log-parameters, numeric Jacobian; residual = predicted / "
+       "measured - 1 of the iteration time, predicted by the " +
+           std::string(engine->name()) +
+           " engine; covariance s^2 (J^T J)^-1 with s^2 = SSR / (points - parameters); 1-sigma"},
+      {"assumptions",
+       {{"latency_s", opt.cluster.latency_s}, {"server_shards", shards}, {"placement", "colocated"}}},
+      {"parameters", params},
+      {"correlation", f.correlation},
+      {"confounded", confounded(f)},
+      {"points", points_json(f.points)},
+      {"rms_residual", f.rms_residual},
+      {"iterations", f.lm.iterations},
+      {"converged", f.lm.converged},
+      {"predicted", points_json(predicted)}};
+  cal::write_profile_with_sidecar(f.fitted, sidecar, out);
+
+  if (!quiet) {
+    std::cout << "fit of " << f.names.size() << " parameters to " << m.points.size()
+              << " points of " << m.path << " with the " << engine->name() << " engine (base "
+              << base.name << ", best of " << f.starts_tried << " starts, " << f.lm.iterations
+              << " iterations" << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
+    Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});
+    for (std::size_t i = 0; i < f.names.size(); ++i) {
+      const int b = f.lm.at_bound[i];
+      const std::string sigma = b < 0                       ? "at lower bound"
+                                : b > 0                     ? "at upper bound"
+                                : std::isfinite(f.sigma[i]) ? g4(f.sigma[i])
+                                                            : "unidentified";
+      t.add({f.names[i], g4(f.start[i]), g4(f.values[i]), sigma,
+             std::isfinite(f.sigma[i]) ? percent(f.sigma[i] / f.values[i]) : "-"});
+    }
+    t.print(std::cout);
+    if (f.names.size() > 1) {
+      std::cout << "\ncorrelation\n";
+      std::vector<std::string> head = {""};
+      for (std::size_t i = 0; i < f.names.size(); ++i) head.push_back(std::to_string(i + 1));
+      Table c(head);
+      for (std::size_t i = 0; i < f.names.size(); ++i) {
+        std::vector<std::string> row = {std::to_string(i + 1) + " " + f.names[i]};
+        for (std::size_t j = 0; j < f.names.size(); ++j)
+          row.push_back(i < f.correlation.size() && j < f.correlation[i].size() &&
+                                std::isfinite(f.correlation[i][j])
+                            ? fixed(f.correlation[i][j], 2)
+                            : "-");
+        c.add(row);
+      }
+      c.print(std::cout);
+    }
+    for (std::size_t i = 0; i < f.names.size(); ++i)
+      if (!std::isfinite(f.sigma[i]))
+        std::cout << "note: these points do not determine " << f.names[i]
+                  << " (it never limits an iteration they measured); measure it directly or add "
+                     "points where it does\n";
+    for (const auto& pair : confounded(f))
+      std::cout << "note: these points hardly tell apart " << pair
+                << ": only their combination is determined\n";
+    std::cout << "\n";
+    print_points(std::cout, f.points);
+    std::cout << "RMS residual " << fixed(100 * f.rms_residual, 2) << "%\n";
+    if (!predicted.empty()) {
+      std::cout << "\npredicted, not fitted (" << held.path << "):\n";
+      print_points(std::cout, predicted);
+    }
+    std::cout << "wrote " << out << " and " << cal::sidecar_path(out) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace possim::cli

@@ -1,0 +1,83 @@
+// possim validate MEASUREMENTS...: each measured point beside the prediction of a profile,
+// with the relative error, the mean absolute error and the worst point. It fits nothing.
+#include <iostream>
+#include <thread>
+
+#include "calibrate/cluster_fit.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/points_report.hpp"
+#include "cli/table.hpp"
+#include "model/error.hpp"
+#include "model/result_io.hpp"
+
+namespace possim::cli {
+
+namespace cal = possim::calibrate;
+
+int cmd_validate(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  std::vector<std::string> paths;
+  std::string profile_ref = "titanx_maxwell", engine_name = default_engine(), json_out;
+  int batch = 32, shards = 0;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  double latency_us = 50, tolerance = 0;
+  desc.add_options()("measurements", po::value(&paths)->required()->multitoken(),
+                     "CSV or JSON files of measured points")(
+      "profile", po::value(&profile_ref)->default_value(profile_ref), "profile that predicts")(
+      "engine", po::value(&engine_name)->default_value(engine_name), "simgrid or analytic")(
+      "jobs,j", po::value(&jobs)->default_value(jobs), "points predicted in parallel")(
+      "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
+      "latency-us", po::value(&latency_us)->default_value(50),
+      "one-way latency between nodes, microseconds")(
+      "shards", po::value(&shards)->default_value(0), "server shards (0: one per node, colocated)")(
+      "tolerance", po::value(&tolerance)->default_value(0),
+      "exit 1 when a point's |error| exceeds this fraction (0: never)")(
+      "json", po::value(&json_out), "also write the points and errors as JSON to this file");
+  po::positional_options_description pos;
+  pos.add("measurements", -1);
+  po::variables_map vm;
+  if (!parse("validate", args, desc, pos, vm, "MEASUREMENTS... [--profile P] [--engine E]"))
+    return 0;
+  if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
+  if (jobs < 1) throw InputError("--jobs", "", "must be at least 1", "an integer >= 1");
+  if (shards < 0) throw InputError("--shards", "", "is negative", "0 (one per node) or more");
+  if (!(tolerance >= 0) || !std::isfinite(tolerance))
+    throw InputError("--tolerance", "", "is not a finite number >= 0", "a fraction >= 0");
+  if (!(latency_us >= 0) || !std::isfinite(latency_us))
+    throw InputError("--latency-us", "", "is not a finite number >= 0", "microseconds >= 0");
+  const std::unique_ptr<Engine> engine = make_engine(engine_name);
+  const cal::MeasurementSet m = load_measurement_files(paths, batch);
+  const Profile profile = load_profile(profile_ref, ".");
+  cal::ClusterAssumptions a;
+  a.latency_s = latency_us * 1e-6;
+  a.server_shards = shards;
+  const std::vector<cal::PointResult> points = cal::predict_points(profile, m, a, *engine, jobs);
+  const ErrorSummary s = summarize(points);
+
+  std::cout << "validate " << m.path << " against profile " << profile.name << " ("
+            << engine->name() << " engine)\n\n";
+  print_points(std::cout, points);
+  std::cout << "\n" << points.size() << " points: mean |error| " << fixed(100 * s.mean_abs, 2)
+            << "%, RMS " << fixed(100 * s.rms, 2) << "%, worst " << fixed(100 * s.worst, 2)
+            << "% (" << s.worst_where << ")\n";
+  if (!json_out.empty())
+    write_file_atomic(json_out, nlohmann::json{{"measurements", m.path},
+                                               {"profile", profile.name},
+                                               {"profile_path", profile.path},
+                                               {"engine", engine->name()},
+                                               {"points", points_json(points)},
+                                               {"mean_abs_error", s.mean_abs},
+                                               {"rms_error", s.rms},
+                                               {"worst_error", s.worst},
+                                               {"worst_point", s.worst_where}}
+                                                    .dump(2) +
+                                        "\n");
+  if (tolerance > 0 && s.worst > tolerance) {
+    std::cout << "worst error above the tolerance of " << fixed(100 * tolerance, 2) << "%\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace possim::cli
