@@ -35,6 +35,7 @@ ojson profile_to_json(const Profile& p) {
     ojson e = ojson::object();
     if (!st.description.empty()) e["description"] = st.description;
     if (!st.framework.empty()) e["framework"] = st.framework;
+    if (st.sync_after_backward) e["sync_after_backward"] = true;
     for (const auto& n : stack_parameter_names())
       if (st.params.count(n)) e[n] = st.params.at(n);
     ojson src = ojson::object();
@@ -63,6 +64,7 @@ ojson profile_to_json(const Profile& p) {
                {"server_per_peer_s", p.server_per_peer_s},
                {"runtime_copy_bytes_per_s", p.runtime_copy_bytes_per_s},
                {"client_pass_bytes_per_s", p.client_pass_bytes_per_s},
+               {"server_update_bytes_per_s", p.server_update_bytes_per_s},
                {"stacks", stacks},
                {"default_stacks", defaults},
                {"sources", sources}};

@@ -38,7 +38,8 @@ const std::vector<std::string> kTopFields = {
     "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "throughput", "measured",
     "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
-    "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s", "stacks",
+    "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
+    "server_update_bytes_per_s", "stacks",
     "default_stacks", "sources"};
 // clang-format on
 
@@ -224,7 +225,7 @@ void check_batch(int batch) {
 std::map<std::string, SoftwareStack> read_stacks(const Reader& r, const json& v) {
   std::map<std::string, SoftwareStack> out;
   object(r, v, "stacks");
-  std::vector<std::string> fields = {"description", "framework", "sources"};
+  std::vector<std::string> fields = {"description", "framework", "sync_after_backward", "sources"};
   for (const auto& n : stack_parameter_names()) fields.push_back(n);
   for (const auto& item : v.items()) {
     const std::string at = "stacks." + item.key();
@@ -235,10 +236,17 @@ std::map<std::string, SoftwareStack> read_stacks(const Reader& r, const json& v)
     if (st.name.empty()) r.fail(at, "has an empty name", "a stack name");
     if (e.contains("description")) st.description = text(r, e["description"], at + ".description", false);
     if (e.contains("framework")) st.framework = text(r, e["framework"], at + ".framework");
+    if (e.contains("sync_after_backward")) {
+      if (!e["sync_after_backward"].is_boolean())
+        r.fail(at + ".sync_after_backward", json_check::describe(e["sync_after_backward"]) + " is not a boolean",
+               "true or false");
+      st.sync_after_backward = e["sync_after_backward"].get<bool>();
+    }
     for (const auto& n : stack_parameter_names()) {
       if (!e.contains(n)) continue;
       const bool rate = n.find("bytes_per_s") != std::string::npos;
-      const bool optional_rate = n == "runtime_copy_bytes_per_s" || n == "client_pass_bytes_per_s";
+      const bool optional_rate = n == "runtime_copy_bytes_per_s" ||
+                                 n == "client_pass_bytes_per_s" || n == "server_update_bytes_per_s";
       const double hi = rate ? kMaxBytesPerS : (n == "per_iteration_s" ? kMaxSeconds : 1.0);
       const std::string unit = rate ? "bytes/s" : "seconds";
       st.params[n] = r.number(e[n], at + "." + n, 0, hi,
@@ -263,7 +271,7 @@ const std::vector<std::string>& stack_parameter_names() {
   static const std::vector<std::string> n = {
       "server_apply_bytes_per_s", "per_message_s",           "per_iteration_s",
       "server_per_peer_s",        "runtime_copy_bytes_per_s", "quantize_bytes_per_s",
-      "client_pass_bytes_per_s"};
+      "client_pass_bytes_per_s",  "server_update_bytes_per_s"};
   return n;
 }
 
@@ -275,6 +283,7 @@ double* Profile::parameter_field(const std::string& n) {
   if (n == "runtime_copy_bytes_per_s") return &runtime_copy_bytes_per_s;
   if (n == "quantize_bytes_per_s") return &quantize_bytes_per_s;
   if (n == "client_pass_bytes_per_s") return &client_pass_bytes_per_s;
+  if (n == "server_update_bytes_per_s") return &server_update_bytes_per_s;
   return nullptr;
 }
 
@@ -295,6 +304,7 @@ Profile Profile::with_stack(const std::string& name) const {
   Profile p = *this;
   for (const auto& [n, v] : it->second.params) *p.parameter_field(n) = v;
   p.framework = it->second.framework;
+  p.sync_after_backward = it->second.sync_after_backward;
   p.stack = name;
   return p;
 }
@@ -390,6 +400,10 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.per_message_s = seconds("per_message_s", 1);
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
   p.server_per_peer_s = seconds("server_per_peer_s", 1);
+  if (j.contains("server_update_bytes_per_s"))
+    p.server_update_bytes_per_s =
+        r.number(j["server_update_bytes_per_s"], "server_update_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no separate update)");
   if (j.contains("client_pass_bytes_per_s"))
     p.client_pass_bytes_per_s =
         r.number(j["client_pass_bytes_per_s"], "client_pass_bytes_per_s", 0, kMaxBytesPerS,

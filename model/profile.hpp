@@ -48,6 +48,10 @@ struct SoftwareStack {
   std::string description;
   std::string framework;  // whose single-GPU throughput points time the layers ("" any)
   std::map<std::string, double> params;
+  // The stack's runtime starts synchronizing only after the whole backward pass (no
+  // wait-free backpropagation), e.g. CNTK's 1-bit SGD: strategies that overlap by default
+  // (onebit) follow it; those defined by their overlap (ps, wfbp, poseidon) do not.
+  bool sync_after_backward = false;
   std::map<std::string, std::string> sources;  // parameter -> mechanism and where it came from
 };
 
@@ -71,7 +75,11 @@ struct Profile {
   double d2d_bytes_per_s = 0;       // GPU<->GPU copies inside a node (leader gather)
   double tcp_goodput = 1.0;         // fraction of NIC line rate that TCP delivers
   double per_message_s = 0;         // software cost of one message (one KV pair, one SF batch)
-  double server_apply_bytes_per_s = 0;  // server CPU: bytes of one update applied per second
+  double server_apply_bytes_per_s = 0;  // server CPU: bytes of one worker's update taken in per second
+  // Server CPU: bytes per second of the optimizer's update of the stored parameters, run
+  // once per step when every worker's update of a pair is in (Poseidon's servers count
+  // updates and publish at N). 0: no separate step, each worker's update is applied whole.
+  double server_update_bytes_per_s = 0;
   double rebuild_flops_per_s = 0;   // GPU GEMM rate for rebuilding gradients from factors
   double quantize_bytes_per_s = 0;  // GPU pass for 1-bit quantization with residual
   double per_iteration_s = 0;       // fixed framework cost per iteration (data layer, solver)
@@ -91,6 +99,7 @@ struct Profile {
   std::map<std::string, SoftwareStack> stacks;
   std::map<std::string, std::string> default_stacks;  // strategy -> stack name
   std::string framework;  // set by with_stack: throughput points of this framework first
+  bool sync_after_backward = false;  // set by with_stack (SoftwareStack::sync_after_backward)
   std::string stack;      // the stack applied, "" none
 
   std::map<std::string, std::string> sources;  // field name -> where its number came from

@@ -29,7 +29,8 @@ class OneBit : public Strategy {
       q.kind = TaskKind::quantize;
       q.layer = l;
       q.duration_s = b.param_bytes(l) / r.profile->quantize_bytes_per_s;
-      q.deps = {now(b.backward(l))};
+      // CNTK's runtime quantizes and exchanges once the whole backward pass is done.
+      q.deps = {now(r.profile->sync_after_backward ? b.last_backward() : b.backward(l))};
       const TaskId quantized = b.add(q);
       const double scale = wire_scale(b.net().layers[std::size_t(l)]);
       synced.emplace_back(l, b.ps_sync(l, b.tensor_hashed(l, b.param_bytes(l)), {now(quantized)}, scale));

@@ -33,7 +33,14 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
   plan_.rates.pcie_bytes_per_s = 1.0 / s_per_byte;
   plan_.rates.pcie_latency_s = p.pcie_latency_s;
   plan_.rates.d2d_bytes_per_s = p.d2d_bytes_per_s;
-  plan_.rates.server_apply_bytes_per_s = p.server_apply_bytes_per_s;
+  // A shard takes in each of the N workers' updates of a slice (N x bytes at the apply
+  // rate) and runs the optimizer's update of it once (bytes at the update rate): the
+  // engines charge N x bytes at one rate, the harmonic sum of the two per worker.
+  plan_.rates.server_apply_bytes_per_s =
+      p.server_update_bytes_per_s > 0
+          ? 1.0 / (1.0 / p.server_apply_bytes_per_s +
+                   1.0 / (double(plan_.workers) * p.server_update_bytes_per_s))
+          : p.server_apply_bytes_per_s;
   plan_.per_iteration_s = p.per_iteration_s;
   times_ = p.layer_times(*r.net, r.batch_per_gpu);
 }
