@@ -13,6 +13,7 @@ int cmd_run(const std::vector<std::string>& args);
 int cmd_explain(const std::vector<std::string>& args);
 int cmd_models(const std::vector<std::string>& args);
 int cmd_calibrate(const std::vector<std::string>& args);
+int cmd_profile(const std::vector<std::string>& args);
 
 // Engines selectable with --engine; throws InputError for an unknown name.
 std::unique_ptr<Engine> make_engine(const std::string& name);

@@ -17,6 +17,7 @@ const char* kUsage =
     "  explain SCENARIO   show each layer's communication scheme, its costs and why\n"
     "  models [show NAME] list the model zoo, or one model's layers (--json for a layer JSON)\n"
     "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
+    "  profile SUB        show a profile, or derive one for another GPU from its published figures\n"
     "\n"
     "`possim COMMAND --help` describes a command's options.\n";
 
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
     if (command == "explain") return cli::cmd_explain(args);
     if (command == "models") return cli::cmd_models(args);
     if (command == "calibrate") return cli::cmd_calibrate(args);
-    std::cerr << "possim: unknown command '" << command << "' (expected run, explain or models)\n";
+    if (command == "profile") return cli::cmd_profile(args);
+    std::cerr << "possim: unknown command '" << command << "' (expected run, explain, models, calibrate or profile)\n";
     return 2;
   } catch (const InputError& e) {
     std::cerr << "possim: " << e.what() << '\n';
