@@ -111,6 +111,13 @@ DeviceFigure figure(const Reader& r, const json& obj, const char* key, double hi
 
 std::string cite(const DeviceFigure& f) { return f.source + " (" + f.date + ")"; }
 
+// A path as the sources show it: relative to the source tree when inside it, so that
+// shipped profiles do not carry the folder they were generated in.
+std::string shown(const std::string& path) {
+  const std::string root = std::string(POSSIM_SOURCE_DIR) + "/";
+  return path.compare(0, root.size(), root) == 0 ? path.substr(root.size()) : path;
+}
+
 }  // namespace
 
 bool compute_bound_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKind::fc; }
@@ -213,8 +220,9 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
   const double Pb = bs.fp32_flops_per_s.value, Pn = t.fp32_flops_per_s.value;
   const double Bb = bs.memory_bytes_per_s.value, Bn = t.memory_bytes_per_s.value;
   const double m = kAchievedMemoryFraction;
+  p.peak_flops_per_s = Pn;
   const std::string from = "possim profile derive from profile " + base.name + " (base device sheet " +
-                           bs.path + ", target device sheet " + t.path + "): ";
+                           shown(bs.path) + ", target device sheet " + shown(t.path) + "): ";
 
   std::map<std::string, std::string> src;
   src["device"] = from + t.device + ". Memory " + g(t.memory_gb.value) + " GB (" +
