@@ -110,7 +110,8 @@ int cmd_derive(const std::vector<std::string>& args) {
     const std::filesystem::path dir = std::filesystem::path(out).parent_path();
     if (!dir.empty() && !std::filesystem::is_directory(dir))
       throw InputError("possim profile derive", "--out",
-                       "folder '" + dir.string() + "' does not exist", "a file in an existing folder");
+                       "folder '" + dir.string() + "' does not exist",
+                       "a file in an existing folder");
   }
   const Profile base = load_profile(from, ".");
   const DeviceSheet bs = load_device_sheet(base_device.empty() ? base.name : base_device, ".");

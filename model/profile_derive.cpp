@@ -49,16 +49,23 @@ namespace possim {
 
 namespace {
 
-using nlohmann::json;
 using json_check::Reader;
+using nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr const char* kFormat = "possim-device-1";
 
-const std::vector<std::string> kTopFields = {
-    "format",           "name",      "device",    "fp32_flops_per_s", "tf32_flops_per_s",
-    "fp16_flops_per_s", "memory_bytes_per_s",     "memory_gb",        "pcie",
-    "nvlink_bytes_per_s", "board_note"};
+const std::vector<std::string> kTopFields = {"format",
+                                             "name",
+                                             "device",
+                                             "fp32_flops_per_s",
+                                             "tf32_flops_per_s",
+                                             "fp16_flops_per_s",
+                                             "memory_bytes_per_s",
+                                             "memory_gb",
+                                             "pcie",
+                                             "nvlink_bytes_per_s",
+                                             "board_note"};
 
 const std::vector<LayerKind> kAllKinds = {
     LayerKind::conv, LayerKind::fc,     LayerKind::bn,  LayerKind::pool,    LayerKind::relu,
@@ -103,8 +110,8 @@ DeviceFigure figure(const Reader& r, const json& obj, const char* key, double hi
   const std::string range = "a number in (0, " + g(hi) + "] " + unit;
   f.value = r.number(r.require(e, at, "value", range), at + ".value", 0, hi, range,
                      /*lo_open=*/true);
-  f.source = text(r, r.require(e, at, "source", "the document that publishes the figure"),
-                  at + ".source");
+  f.source =
+      text(r, r.require(e, at, "source", "the document that publishes the figure"), at + ".source");
   f.date = date(r, r.require(e, at, "date", "the document's date"), at + ".date");
   return f;
 }
@@ -127,12 +134,23 @@ double pcie_raw_bytes_per_s(int generation, int lanes) {
     throw std::invalid_argument("PCIe lanes must be 1, 2, 4, 8 or 16");
   double per_lane = 0;  // bytes/s, one direction
   switch (generation) {
-    case 1: per_lane = 2.5e9 * 8 / 10 / 8; break;
-    case 2: per_lane = 5e9 * 8 / 10 / 8; break;
-    case 3: per_lane = 8e9 * 128 / 130 / 8; break;
-    case 4: per_lane = 16e9 * 128 / 130 / 8; break;
-    case 5: per_lane = 32e9 * 128 / 130 / 8; break;
-    default: throw std::invalid_argument("PCIe generation must be 1 to 5");
+    case 1:
+      per_lane = 2.5e9 * 8 / 10 / 8;
+      break;
+    case 2:
+      per_lane = 5e9 * 8 / 10 / 8;
+      break;
+    case 3:
+      per_lane = 8e9 * 128 / 130 / 8;
+      break;
+    case 4:
+      per_lane = 16e9 * 128 / 130 / 8;
+      break;
+    case 5:
+      per_lane = 32e9 * 128 / 130 / 8;
+      break;
+    default:
+      throw std::invalid_argument("PCIe generation must be 1 to 5");
   }
   return per_lane * lanes;
 }
@@ -156,11 +174,14 @@ DeviceSheet parse_device_sheet(const std::string& json_text, const std::string& 
   if (d.fp32_flops_per_s.value < 1e9)
     r.fail("fp32_flops_per_s.value", g(d.fp32_flops_per_s.value) + " FLOP/s is implausibly low",
            "FLOP/s, not TFLOP/s (e.g. 15.7e12)");
-  if (j.contains("tf32_flops_per_s")) d.tf32_flops_per_s = figure(r, j, "tf32_flops_per_s", 1e17, "FLOP/s");
-  if (j.contains("fp16_flops_per_s")) d.fp16_flops_per_s = figure(r, j, "fp16_flops_per_s", 1e17, "FLOP/s");
+  if (j.contains("tf32_flops_per_s"))
+    d.tf32_flops_per_s = figure(r, j, "tf32_flops_per_s", 1e17, "FLOP/s");
+  if (j.contains("fp16_flops_per_s"))
+    d.fp16_flops_per_s = figure(r, j, "fp16_flops_per_s", 1e17, "FLOP/s");
   d.memory_bytes_per_s = figure(r, j, "memory_bytes_per_s", 1e14, "bytes/s");
   if (d.memory_bytes_per_s.value < 1e9)
-    r.fail("memory_bytes_per_s.value", g(d.memory_bytes_per_s.value) + " bytes/s is implausibly low",
+    r.fail("memory_bytes_per_s.value",
+           g(d.memory_bytes_per_s.value) + " bytes/s is implausibly low",
            "bytes/s, not GB/s (e.g. 900e9)");
   d.memory_gb = figure(r, j, "memory_gb", 1e5, "GB");
   if (j.contains("nvlink_bytes_per_s"))
@@ -171,8 +192,8 @@ DeviceSheet parse_device_sheet(const std::string& json_text, const std::string& 
   r.only_known(pc, "pcie", {"generation", "lanes", "source", "date"});
   d.pcie_generation = int(r.integer(r.require(pc, "pcie", "generation", "1 to 5"),
                                     "pcie.generation", 1, 5, "a PCIe generation 1 to 5"));
-  d.pcie_lanes = int(r.integer(r.require(pc, "pcie", "lanes", "1, 2, 4, 8 or 16"), "pcie.lanes",
-                               1, 16, "1, 2, 4, 8 or 16 lanes"));
+  d.pcie_lanes = int(r.integer(r.require(pc, "pcie", "lanes", "1, 2, 4, 8 or 16"), "pcie.lanes", 1,
+                               16, "1, 2, 4, 8 or 16 lanes"));
   if (d.pcie_lanes != 1 && d.pcie_lanes != 2 && d.pcie_lanes != 4 && d.pcie_lanes != 8 &&
       d.pcie_lanes != 16)
     r.fail("pcie.lanes", std::to_string(d.pcie_lanes) + " is not a PCIe link width",
@@ -193,7 +214,8 @@ DeviceSheet load_device_sheet(const std::string& name_or_path, const std::string
   std::ifstream in(path);
   if (!in) {
     if (!shipped)
-      throw InputError(path.string(), "", "cannot read the device sheet", "an existing device sheet JSON");
+      throw InputError(path.string(), "", "cannot read the device sheet",
+                       "an existing device sheet JSON");
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec))
@@ -221,30 +243,36 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
   const double Bb = bs.memory_bytes_per_s.value, Bn = t.memory_bytes_per_s.value;
   const double m = kAchievedMemoryFraction;
   p.peak_flops_per_s = Pn;
-  const std::string from = "possim profile derive from profile " + base.name + " (base device sheet " +
-                           shown(bs.path) + ", target device sheet " + shown(t.path) + "): ";
+  const std::string from = "possim profile derive from profile " + base.name +
+                           " (base device sheet " + shown(bs.path) + ", target device sheet " +
+                           shown(t.path) + "): ";
 
   std::map<std::string, std::string> src;
   src["device"] = from + t.device + ". Memory " + g(t.memory_gb.value) + " GB (" +
-                  cite(t.memory_gb) + "); possim does not use the memory size (a batch that "
+                  cite(t.memory_gb) +
+                  "); possim does not use the memory size (a batch that "
                   "does not fit is not detected)." +
                   (t.board_note.empty() ? "" : " Board: " + t.board_note);
-  src["peak_flops_per_s"] = from + "fp32 peak of the target, " + g(Pn) + " FLOP/s: " +
-                            cite(t.fp32_flops_per_s) + ". Tensor-core peaks (" +
-                            (t.tf32_flops_per_s ? "tf32 " + g(t.tf32_flops_per_s->value) : std::string("no tf32")) +
-                            ", " +
-                            (t.fp16_flops_per_s ? "fp16 " + g(t.fp16_flops_per_s->value) : std::string("no fp16")) +
-                            ") are not used: the base's efficiencies are fp32 kernels.";
+  src["peak_flops_per_s"] =
+      from + "fp32 peak of the target, " + g(Pn) + " FLOP/s: " + cite(t.fp32_flops_per_s) +
+      ". Tensor-core peaks (" +
+      (t.tf32_flops_per_s ? "tf32 " + g(t.tf32_flops_per_s->value) : std::string("no tf32")) +
+      ", " +
+      (t.fp16_flops_per_s ? "fp16 " + g(t.fp16_flops_per_s->value) : std::string("no fp16")) +
+      ") are not used: the base's efficiencies are fp32 kernels.";
 
   // kind efficiencies through the roofline (see the top of this file).
-  std::string kinds = from + "each kind's achieved rate on the base (R_b = efficiency x " +
-                      g(base.peak_flops_per_s) + " FLOP/s) is a roofline point: intensity I = R_b / (" +
-                      g(m) + " x " + g(Bb) + " B/s achieved DRAM bandwidth of the base); new rate "
-                      "R_n = min(compute roof, I x " + g(m) + " x " + g(Bn) + " B/s, " + g(Pn) +
-                      " FLOP/s peak), with compute roof = R_b x " + g(Pn) + " / " + g(Pb) +
-                      " for conv and fc (they keep their fraction of the fp32 peak) and the peak for "
-                      "the memory-bound kinds (which therefore scale with bandwidth, x " + g(Bn / Bb) +
-                      "); efficiency = R_n / " + g(Pn) + ". Per kind:";
+  std::string kinds =
+      from + "each kind's achieved rate on the base (R_b = efficiency x " +
+      g(base.peak_flops_per_s) + " FLOP/s) is a roofline point: intensity I = R_b / (" + g(m) +
+      " x " + g(Bb) +
+      " B/s achieved DRAM bandwidth of the base); new rate "
+      "R_n = min(compute roof, I x " +
+      g(m) + " x " + g(Bn) + " B/s, " + g(Pn) + " FLOP/s peak), with compute roof = R_b x " +
+      g(Pn) + " / " + g(Pb) +
+      " for conv and fc (they keep their fraction of the fp32 peak) and the peak for "
+      "the memory-bound kinds (which therefore scale with bandwidth, x " +
+      g(Bn / Bb) + "); efficiency = R_n / " + g(Pn) + ". Per kind:";
   double fc_ratio = 1;  // R_n / R_b of fc, for the SF rebuild GEMM
   for (LayerKind k : kAllKinds) {
     const auto it = base.kind_efficiency.find(k);
@@ -259,11 +287,12 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
     p.kind_efficiency[k] = Rn / Pn;
     if (k == LayerKind::fc) fc_ratio = Rn / Rb;
     const char* bound = Rn == Pn ? "at the peak" : Rn == mem_roof ? "memory roof" : "compute roof";
-    kinds += std::string(" ") + to_string(k) + (cb ? " (compute-bound kind)" : " (memory-bound kind)") +
-             ": base " + g(eb) + (given ? "" : " (left out of the base: the default)") + " -> R_b " +
-             g(Rb) + ", I " + (cb ? ">= " : "") + g(I) + " FLOP/B, compute roof " + g(comp_roof) +
-             ", memory roof " + g(mem_roof) + " -> " + g(Rn) + " FLOP/s (" + bound + "), efficiency " +
-             g(Rn / Pn) + ";";
+    kinds += std::string(" ") + to_string(k) +
+             (cb ? " (compute-bound kind)" : " (memory-bound kind)") + ": base " + g(eb) +
+             (given ? "" : " (left out of the base: the default)") + " -> R_b " + g(Rb) + ", I " +
+             (cb ? ">= " : "") + g(I) + " FLOP/B, compute roof " + g(comp_roof) + ", memory roof " +
+             g(mem_roof) + " -> " + g(Rn) + " FLOP/s (" + bound + "), efficiency " + g(Rn / Pn) +
+             ";";
   }
   src["kind_efficiency"] = kinds;
 
@@ -271,13 +300,16 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
   p.measured.clear();
   std::string dropped;
   for (const auto& tp : base.throughput)
-    dropped += (dropped.empty() ? "" : ", ") + tp.model + " batch " + std::to_string(tp.batch) + " at " +
-               g(tp.images_per_s) + " images/s";
-  src["throughput"] = from + "empty: the base's points (" + (dropped.empty() ? "none" : dropped) +
-                      ") were measured on " + bs.device + " and are not carried over. Layer times on "
-                      "this GPU come from the FLOP model alone (Profile::layer_times rule 3): batch x "
-                      "layer FLOPs / (peak_flops_per_s x kind efficiency), plus per_iteration_s.";
-  src["measured"] = from + "empty: the base's per-layer timings (" + std::to_string(base.measured.size()) +
+    dropped += (dropped.empty() ? "" : ", ") + tp.model + " batch " + std::to_string(tp.batch) +
+               " at " + g(tp.images_per_s) + " images/s";
+  src["throughput"] =
+      from + "empty: the base's points (" + (dropped.empty() ? "none" : dropped) +
+      ") were measured on " + bs.device +
+      " and are not carried over. Layer times on "
+      "this GPU come from the FLOP model alone (Profile::layer_times rule 3): batch x "
+      "layer FLOPs / (peak_flops_per_s x kind efficiency), plus per_iteration_s.";
+  src["measured"] = from + "empty: the base's per-layer timings (" +
+                    std::to_string(base.measured.size()) +
                     " sets) belong to the base GPU and are not carried over.";
 
   p.rebuild_flops_per_s = base.rebuild_flops_per_s * fc_ratio;
@@ -286,10 +318,12 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
                                g(p.rebuild_flops_per_s) + " FLOP/s.";
 
   p.quantize_bytes_per_s = base.quantize_bytes_per_s * Bn / Bb;
-  src["quantize_bytes_per_s"] = from + "1-bit quantization is a streaming pass: scaled with memory "
-                                "bandwidth, base " + g(base.quantize_bytes_per_s) + " x " + g(Bn) + " / " +
-                                g(Bb) + " = " + g(p.quantize_bytes_per_s) + " B/s (bandwidth: " +
-                                cite(t.memory_bytes_per_s) + ").";
+  src["quantize_bytes_per_s"] = from +
+                                "1-bit quantization is a streaming pass: scaled with memory "
+                                "bandwidth, base " +
+                                g(base.quantize_bytes_per_s) + " x " + g(Bn) + " / " + g(Bb) +
+                                " = " + g(p.quantize_bytes_per_s) +
+                                " B/s (bandwidth: " + cite(t.memory_bytes_per_s) + ").";
 
   const double raw_b = pcie_raw_bytes_per_s(bs.pcie_generation, bs.pcie_lanes);
   const double raw_n = pcie_raw_bytes_per_s(t.pcie_generation, t.pcie_lanes);
@@ -298,25 +332,26 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
     return "PCIe " + std::to_string(d.pcie_generation) + ".0 x" + std::to_string(d.pcie_lanes);
   };
   p.pcie_bytes_per_s = raw_n * pcie_frac;
-  src["pcie_bytes_per_s"] = from + link(t) + " (" + t.pcie_source + ", " + t.pcie_date + ") is " +
-                            g(raw_n) + " B/s raw per direction after line coding; the base reaches " +
-                            g(base.pcie_bytes_per_s) + " of its " + link(bs) + "'s " + g(raw_b) +
-                            " (" + g(pcie_frac) + " of raw: DMA and TLP overheads), kept: " +
-                            g(p.pcie_bytes_per_s) + " B/s.";
+  src["pcie_bytes_per_s"] =
+      from + link(t) + " (" + t.pcie_source + ", " + t.pcie_date + ") is " + g(raw_n) +
+      " B/s raw per direction after line coding; the base reaches " + g(base.pcie_bytes_per_s) +
+      " of its " + link(bs) + "'s " + g(raw_b) + " (" + g(pcie_frac) +
+      " of raw: DMA and TLP overheads), kept: " + g(p.pcie_bytes_per_s) + " B/s.";
 
   if (t.nvlink_bytes_per_s) {
     // Achieved fraction of a link's rate: the base's own NVLink copies if it has NVLink,
     // else the base's PCIe fraction (no better figure in the base profile).
-    const double frac = bs.nvlink_bytes_per_s ? base.d2d_bytes_per_s / bs.nvlink_bytes_per_s->value
-                                              : pcie_frac;
+    const double frac =
+        bs.nvlink_bytes_per_s ? base.d2d_bytes_per_s / bs.nvlink_bytes_per_s->value : pcie_frac;
     p.d2d_bytes_per_s = t.nvlink_bytes_per_s->value * frac;
-    src["d2d_bytes_per_s"] = from + "NVLink, " + g(t.nvlink_bytes_per_s->value) +
-                             " B/s per direction over all of a GPU's links (" +
-                             cite(*t.nvlink_bytes_per_s) + ") x " + g(frac) + " achieved (" +
-                             (bs.nvlink_bytes_per_s ? "the base's NVLink copies"
-                                                    : "assumed: the base's achieved fraction of raw PCIe; "
-                                                      "the base has no NVLink") +
-                             ") = " + g(p.d2d_bytes_per_s) + " B/s.";
+    src["d2d_bytes_per_s"] =
+        from + "NVLink, " + g(t.nvlink_bytes_per_s->value) +
+        " B/s per direction over all of a GPU's links (" + cite(*t.nvlink_bytes_per_s) + ") x " +
+        g(frac) + " achieved (" +
+        (bs.nvlink_bytes_per_s ? "the base's NVLink copies"
+                               : "assumed: the base's achieved fraction of raw PCIe; "
+                                 "the base has no NVLink") +
+        ") = " + g(p.d2d_bytes_per_s) + " B/s.";
   } else {
     // Peer copies over PCIe: the base's ratio of peer to host copies, when the base's d2d
     // was PCIe too; a base with NVLink says nothing about PCIe peers, so the host rate.
@@ -330,14 +365,16 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
   }
 
   // Everything else: the host software, network or driver. Copied, with the base's source.
-  const std::set<std::string> derived = {"device", "peak_flops_per_s", "kind_efficiency", "throughput",
-                                         "measured", "rebuild_flops_per_s", "quantize_bytes_per_s",
-                                         "pcie_bytes_per_s", "d2d_bytes_per_s"};
-  const std::string copied = "copied unchanged from base profile " + base.name +
-                             " by possim profile derive: it describes the host software, network or "
-                             "driver, not the GPU. Base's source: ";
-  for (const char* f : {"pcie_latency_s", "tcp_goodput", "per_message_s", "server_apply_bytes_per_s",
-                        "per_iteration_s"})
+  const std::set<std::string> derived = {
+      "device",         "peak_flops_per_s",    "kind_efficiency",      "throughput",
+      "measured",       "rebuild_flops_per_s", "quantize_bytes_per_s", "pcie_bytes_per_s",
+      "d2d_bytes_per_s"};
+  const std::string copied =
+      "copied unchanged from base profile " + base.name +
+      " by possim profile derive: it describes the host software, network or "
+      "driver, not the GPU. Base's source: ";
+  for (const char* f : {"pcie_latency_s", "tcp_goodput", "per_message_s",
+                        "server_apply_bytes_per_s", "per_iteration_s"})
     src[f] = copied + "(none given)";
   for (const auto& [k, v] : base.sources)
     if (!derived.count(k)) src[k] = copied + v;

@@ -19,10 +19,10 @@ struct DeviceFigure {
 // A device sheet ("possim-device-1"): the vendor's figures for one GPU as a program sees it
 // (one die: a dual-GPU board such as the Tesla K80 is two devices).
 struct DeviceSheet {
-  std::string name;    // short name; the derived profile's default name
-  std::string device;  // what it is, in words (model, memory, form factor)
-  std::string path;    // file it was read from
-  DeviceFigure fp32_flops_per_s;                 // fp32 peak on the CUDA cores (not tensor cores)
+  std::string name;               // short name; the derived profile's default name
+  std::string device;             // what it is, in words (model, memory, form factor)
+  std::string path;               // file it was read from
+  DeviceFigure fp32_flops_per_s;  // fp32 peak on the CUDA cores (not tensor cores)
   std::optional<DeviceFigure> tf32_flops_per_s;  // dense tensor-core peaks: recorded, not used
   std::optional<DeviceFigure> fp16_flops_per_s;
   DeviceFigure memory_bytes_per_s;  // DRAM bandwidth, as published

@@ -1,7 +1,6 @@
 // possim profile derive: the roofline derivation held to hand-worked figures, device sheets
 // checked field by field, and the command as a user runs it.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -51,10 +50,12 @@ Profile derive_from_titanx(const std::string& target) {
                         load_device_sheet(target), target);
 }
 
-double achieved(const Profile& p, LayerKind k) { return p.kind_efficiency.at(k) * p.peak_flops_per_s; }
+double achieved(const Profile& p, LayerKind k) {
+  return p.kind_efficiency.at(k) * p.peak_flops_per_s;
+}
 
-const std::vector<LayerKind> kMemoryKinds = {LayerKind::bn,     LayerKind::pool, LayerKind::relu,
-                                             LayerKind::lrn,    LayerKind::concat, LayerKind::add,
+const std::vector<LayerKind> kMemoryKinds = {LayerKind::bn,      LayerKind::pool,   LayerKind::relu,
+                                             LayerKind::lrn,     LayerKind::concat, LayerKind::add,
                                              LayerKind::dropout, LayerKind::softmax};
 
 }  // namespace
@@ -141,8 +142,8 @@ TEST_CASE("Every derived number says how it was made", "[derive]") {
     CHECK(p.sources.at(f).find("derive") != std::string::npos);
   }
   // Copied fields carry the base's own source after saying they were copied.
-  for (const char* f : {"tcp_goodput", "per_message_s", "server_apply_bytes_per_s", "per_iteration_s",
-                        "pcie_latency_s"}) {
+  for (const char* f : {"tcp_goodput", "per_message_s", "server_apply_bytes_per_s",
+                        "per_iteration_s", "pcie_latency_s"}) {
     INFO(f);
     CHECK(p.sources.at(f).rfind("copied unchanged from base profile titanx_maxwell", 0) == 0);
     CHECK(p.sources.at(f).find(base.sources.at(f)) != std::string::npos);
@@ -200,10 +201,12 @@ TEST_CASE("A kind the base leaves out is derived from profile.cpp's default", "[
   l.fwd_flops = 1e6;
   l.bwd_flops = 1e6;
   n.layers = {l};
-  CHECK(base.layer_times(n, 1)[0].forward_s == Approx(1e6 / (6.6e12 * kDefaultMemoryBoundEfficiency)));
+  CHECK(base.layer_times(n, 1)[0].forward_s ==
+        Approx(1e6 / (6.6e12 * kDefaultMemoryBoundEfficiency)));
   const Profile p =
       derive_profile(base, load_device_sheet("titanx_maxwell"), load_device_sheet("v100"), "v");
-  CHECK(achieved(p, LayerKind::relu) == Approx(6.6e12 * kDefaultMemoryBoundEfficiency * 900 / 336.5));
+  CHECK(achieved(p, LayerKind::relu) ==
+        Approx(6.6e12 * kDefaultMemoryBoundEfficiency * 900 / 336.5));
   CHECK(p.sources.at("kind_efficiency").find("left out of the base") != std::string::npos);
 }
 
@@ -257,8 +260,9 @@ TEST_CASE("Malformed device sheets: one InputError naming file and field", "[der
   CHECK(err(bad).find("fp32_flops_per_s") != std::string::npos);
   CHECK(input_error([] { parse_device_sheet("{\"format\": ", "sheet.json"); }).find("malformed") !=
         std::string::npos);
-  CHECK(input_error([] { load_device_sheet("v1000"); }).find("no shipped device sheet named 'v1000'") !=
-        std::string::npos);
+  CHECK(input_error([] {
+          load_device_sheet("v1000");
+        }).find("no shipped device sheet named 'v1000'") != std::string::npos);
 }
 
 TEST_CASE("possim profile derive writes a profile that possim run accepts", "[derive][cli]") {
@@ -277,13 +281,11 @@ TEST_CASE("possim profile derive writes a profile that possim run accepts", "[de
   CHECK(p.sources.at("kind_efficiency").find("my_gpu.json") != std::string::npos);
 
   // A one-node scenario on it runs; the single GPU takes the FLOP model's time.
-  std::ofstream(dir / "single.json") << json{{"name", "derived_single"},
-                                             {"model", "alexnet"},
-                                             {"batch_per_gpu", 256},
-                                             {"cluster", {{"nodes", {1}}, {"nic_gbps", {40}}}},
-                                             {"strategies", {"single"}},
-                                             {"profile", "mine.json"}}
-                                                .dump(2);
+  std::ofstream(dir / "single.json")
+      << json{{"name", "derived_single"}, {"model", "alexnet"},
+              {"batch_per_gpu", 256},     {"cluster", {{"nodes", {1}}, {"nic_gbps", {40}}}},
+              {"strategies", {"single"}}, {"profile", "mine.json"}}
+             .dump(2);
   o = test::run_possim("run single.json --out res -q", dir);
   INFO(o.err);
   CHECK(o.status == 0);
@@ -297,7 +299,8 @@ TEST_CASE("possim profile derive writes a profile that possim run accepts", "[de
   fs::remove_all(dir);
 }
 
-TEST_CASE("possim profile derive: bad input exits 2 with one line and writes nothing", "[derive][cli]") {
+TEST_CASE("possim profile derive: bad input exits 2 with one line and writes nothing",
+          "[derive][cli]") {
   const fs::path dir = test::scratch("derive", "bad");
   json j = sheet_json("h100");
   j["memory_bytes_per_s"]["value"] = 3.35;  // TB/s
@@ -338,18 +341,20 @@ TEST_CASE("possim profile derive: bad input exits 2 with one line and writes not
   fs::remove_all(dir);
 }
 
-TEST_CASE("Shipped derived profiles are what derive_all.sh makes of the shipped base", "[derive][cli]") {
+TEST_CASE("Shipped derived profiles are what derive_all.sh makes of the shipped base",
+          "[derive][cli]") {
   // If this fails, the base profile or a device sheet changed: run profiles/devices/derive_all.sh.
   const fs::path dir = test::scratch("derive", "shipped");
   for (const char* name : {"k20c", "k40", "k80", "v100", "a100", "h100"}) {
     INFO(name << ": run profiles/devices/derive_all.sh to regenerate profiles/" << name << ".json");
     const fs::path out = dir / (std::string(name) + ".json");
-    const test::Output o = test::run_possim(std::string("profile derive --from titanx_maxwell --device '") +
-                                                POSSIM_SOURCE_DIR + "/profiles/devices/" + name +
-                                                ".json' --out '" + out.string() + "'",
-                                            dir);
+    const test::Output o = test::run_possim(
+        std::string("profile derive --from titanx_maxwell --device '") + POSSIM_SOURCE_DIR +
+            "/profiles/devices/" + name + ".json' --out '" + out.string() + "'",
+        dir);
     REQUIRE(o.status == 0);
-    CHECK(read(out) == read(fs::path(POSSIM_SOURCE_DIR) / "profiles" / (std::string(name) + ".json")));
+    CHECK(read(out) ==
+          read(fs::path(POSSIM_SOURCE_DIR) / "profiles" / (std::string(name) + ".json")));
   }
   fs::remove_all(dir);
 }
