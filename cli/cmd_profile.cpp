@@ -103,7 +103,7 @@ int cmd_derive(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   po::variables_map vm;
   const std::string usage =
-      "derive --from PROFILE --device SHEET --out FILE [--name NAME] [--base-device SHEET]";
+      "--from PROFILE --device SHEET --out FILE [--name NAME] [--base-device SHEET]";
   if (!parse("profile derive", args, desc, pos, vm, usage)) return 0;
 
   {
