@@ -18,6 +18,7 @@ const char* kUsage =
     "  models [show NAME] list the model zoo, or one model's layers (--json for a layer JSON)\n"
     "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
     "  validate FILES     measured points beside a profile's predictions, with their errors\n"
+    "  profile SUB        show a profile, or derive one for another GPU from its published figures\n"
     "\n"
     "`possim COMMAND --help` describes a command's options.\n";
 
@@ -38,7 +39,9 @@ int main(int argc, char** argv) {
     if (command == "models") return cli::cmd_models(args);
     if (command == "calibrate") return cli::cmd_calibrate(args);
     if (command == "validate") return cli::cmd_validate(args);
-    std::cerr << "possim: unknown command '" << command << "' (expected run, explain, models, calibrate or validate)\n";
+    if (command == "profile") return cli::cmd_profile(args);
+    std::cerr << "possim: unknown command '" << command
+              << "' (expected run, explain, models, calibrate, validate or profile)\n";
     return 2;
   } catch (const InputError& e) {
     std::cerr << "possim: " << e.what() << '\n';

@@ -1,0 +1,169 @@
+// possim profile: look at a profile, or derive one for another GPU.
+//   profile show NAME      the per-kind achieved FLOP/s table and the data-movement rates
+//   profile derive ...     a profile for another GPU from its device sheet (published figures),
+//                          scaling each layer kind of a measured base profile through a roofline
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "calibrate/profile_json.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/table.hpp"
+#include "model/error.hpp"
+#include "model/profile.hpp"
+#include "model/profile_derive.hpp"
+#include "model/result_io.hpp"
+
+namespace possim::cli {
+
+namespace {
+
+const char* kProfileUsage =
+    "usage: possim profile SUBCOMMAND [options]\n"
+    "\n"
+    "subcommands:\n"
+    "  show NAME  a profile's per-kind efficiency and achieved TFLOP/s, and its rates\n"
+    "             (--sources: where each number came from)\n"
+    "  derive     a profile for another GPU from its device sheet (profiles/devices/*.json):\n"
+    "             possim profile derive --from titanx_maxwell --device v100 --out v100.json\n"
+    "\n"
+    "`possim profile SUBCOMMAND --help` describes its options.\n";
+
+const std::vector<LayerKind> kKinds = {
+    LayerKind::conv, LayerKind::fc,     LayerKind::bn,  LayerKind::pool,    LayerKind::relu,
+    LayerKind::lrn,  LayerKind::concat, LayerKind::add, LayerKind::dropout, LayerKind::softmax};
+
+double efficiency_of(const Profile& p, LayerKind k) {
+  const auto it = p.kind_efficiency.find(k);
+  return it == p.kind_efficiency.end() ? kDefaultMemoryBoundEfficiency : it->second;
+}
+
+void print_rates(const Profile& p, std::ostream& out) {
+  Table t({"field", "value"});
+  t.add({"peak_flops_per_s", si(p.peak_flops_per_s, "FLOP/s")});
+  t.add({"pcie_bytes_per_s", si(p.pcie_bytes_per_s, "B/s")});
+  t.add({"pcie_latency_s", si(p.pcie_latency_s, "s")});
+  t.add({"d2d_bytes_per_s", si(p.d2d_bytes_per_s, "B/s")});
+  t.add({"rebuild_flops_per_s", si(p.rebuild_flops_per_s, "FLOP/s")});
+  t.add({"quantize_bytes_per_s", si(p.quantize_bytes_per_s, "B/s")});
+  t.add({"tcp_goodput", fixed(p.tcp_goodput, 3)});
+  t.add({"per_message_s", si(p.per_message_s, "s")});
+  t.add({"server_apply_bytes_per_s", si(p.server_apply_bytes_per_s, "B/s")});
+  t.add({"per_iteration_s", si(p.per_iteration_s, "s")});
+  t.add({"throughput points", std::to_string(p.throughput.size())});
+  t.add({"measured timing sets", std::to_string(p.measured.size())});
+  t.print(out);
+}
+
+int cmd_show(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  std::vector<std::string> words;
+  bool sources = false;
+  desc.add_options()("words", po::value(&words)->multitoken(), "NAME: a shipped profile or a file")(
+      "sources", po::bool_switch(&sources), "also print where each number came from");
+  po::positional_options_description pos;
+  pos.add("words", -1);
+  po::variables_map vm;
+  if (!parse("profile show", args, desc, pos, vm, "NAME [--sources]")) return 0;
+  if (words.size() != 1)
+    throw InputError("possim profile show", "command line",
+                     words.empty() ? "no profile named" : "more than one profile named",
+                     "possim profile show NAME [--sources]");
+  const Profile p = load_profile(words[0], ".");
+  std::cout << p.name << ": " << p.device << "\n" << p.path << "\n\n";
+  Table t({"kind", "efficiency", "achieved TFLOP/s", ""});
+  for (LayerKind k : kKinds) {
+    const double e = efficiency_of(p, k);
+    t.add({to_string(k), fixed(e, 4), fixed(e * p.peak_flops_per_s / 1e12, 3),
+           p.kind_efficiency.count(k) ? "" : "(not in the profile: default)"});
+  }
+  t.print(std::cout);
+  std::cout << '\n';
+  print_rates(p, std::cout);
+  if (sources) {
+    std::cout << "\nsources:\n";
+    for (const auto& [k, v] : p.sources) std::cout << "  " << k << ": " << v << "\n";
+  }
+  return 0;
+}
+
+int cmd_derive(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  std::string from, device, base_device, out, name;
+  desc.add_options()("from", po::value(&from)->required(),
+                     "base profile measured on a real GPU (shipped name or file)")(
+      "device", po::value(&device)->required(),
+      "device sheet of the target GPU (shipped name in profiles/devices/, or a file)")(
+      "base-device", po::value(&base_device),
+      "device sheet of the base profile's GPU (default: the shipped sheet named like the base "
+      "profile)")("out", po::value(&out)->required(), "profile file to write")(
+      "name", po::value(&name), "profile name (default: the device sheet's name)");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  const std::string usage =
+      "--from PROFILE --device SHEET --out FILE [--name NAME] [--base-device SHEET]";
+  if (!parse("profile derive", args, desc, pos, vm, usage)) return 0;
+
+  {
+    const std::filesystem::path dir = std::filesystem::path(out).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir))
+      throw InputError("possim profile derive", "--out",
+                       "folder '" + dir.string() + "' does not exist",
+                       "a file in an existing folder");
+  }
+  const Profile base = load_profile(from, ".");
+  const DeviceSheet bs = load_device_sheet(base_device.empty() ? base.name : base_device, ".");
+  const DeviceSheet t = load_device_sheet(device, ".");
+  const Profile p = derive_profile(base, bs, t, name.empty() ? t.name : name);
+
+  // Every field the profile struct has, then any top-level field of the base file that the
+  // writer does not know (a newer format section): copied through unchanged.
+  nlohmann::ordered_json j = calibrate::profile_to_json(p);
+  std::ifstream in(base.path);
+  if (in) {
+    std::stringstream s;
+    s << in.rdbuf();
+    const auto raw = nlohmann::ordered_json::parse(s.str(), nullptr, /*allow_exceptions=*/false);
+    if (raw.is_object())
+      for (const auto& item : raw.items())
+        if (!j.contains(item.key())) j[item.key()] = item.value();
+  }
+  const std::string text = j.dump(2) + "\n";
+  parse_profile(text, out);  // possim must accept what it writes
+  write_file_atomic(out, text);
+
+  std::cout << "derived " << p.name << " (" << t.device << ") from " << base.name << " ("
+            << bs.device << ")\n\n";
+  Table k({"kind", "base eff", "base TFLOP/s", "new eff", "new TFLOP/s", "x"});
+  for (LayerKind kind : kKinds) {
+    const double rb = efficiency_of(base, kind) * base.peak_flops_per_s;
+    const double rn = efficiency_of(p, kind) * p.peak_flops_per_s;
+    k.add({to_string(kind), fixed(efficiency_of(base, kind), 4), fixed(rb / 1e12, 3),
+           fixed(efficiency_of(p, kind), 4), fixed(rn / 1e12, 3), fixed(rn / rb, 3)});
+  }
+  k.print(std::cout);
+  std::cout << '\n';
+  print_rates(p, std::cout);
+  std::cout << "\nwrote " << out << " (`possim profile show " << out
+            << " --sources` says how each number was made)\n";
+  return 0;
+}
+
+}  // namespace
+
+int cmd_profile(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kProfileUsage;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string sub = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (sub == "show") return cmd_show(rest);
+  if (sub == "derive") return cmd_derive(rest);
+  throw InputError("possim profile", "command line", "unknown subcommand '" + sub + "'",
+                   "show or derive");
+}
+
+}  // namespace possim::cli
