@@ -82,7 +82,43 @@ int cmd_show(const std::vector<std::string>& args) {
   t.print(std::cout);
   std::cout << '\n';
   print_rates(p, std::cout);
+  if (!p.stacks.empty()) {
+    // Each stack's software parameters as its strategies see them (inherited values too).
+    std::cout << "\nsoftware stacks (default for: ";
+    bool first = true;
+    for (const auto& [strategy, stack] : p.default_stacks) {
+      std::cout << (first ? "" : ", ") << strategy << " -> " << stack;
+      first = false;
+    }
+    std::cout << ")\n";
+    std::vector<std::string> head = {"parameter"};
+    for (const auto& [name, _] : p.stacks) head.push_back(name);
+    Table st(head);
+    std::vector<std::string> fw = {"framework"}, late = {"sync after backward"};
+    for (const auto& [name, stack] : p.stacks) {
+      fw.push_back(stack.framework.empty() ? "-" : stack.framework);
+      late.push_back(stack.sync_after_backward ? "yes" : "no");
+    }
+    st.add(fw);
+    st.add(late);
+    for (const auto& param : stack_parameter_names()) {
+      std::vector<std::string> row = {param};
+      for (const auto& [name, stack] : p.stacks) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.4g%s", p.with_stack(name).parameter(param),
+                      stack.params.count(param) ? "" : " *");
+        row.push_back(b);
+      }
+      st.add(row);
+    }
+    st.print(std::cout);
+    std::cout << "(* inherited from the top level)\n";
+  }
   if (sources) {
+    std::cout << "\nstack sources:\n";
+    for (const auto& [name, stack] : p.stacks)
+      for (const auto& [k, v] : stack.sources)
+        std::cout << "  stacks." << name << "." << k << ": " << v << "\n";
     std::cout << "\nsources:\n";
     for (const auto& [k, v] : p.sources) std::cout << "  " << k << ": " << v << "\n";
   }
