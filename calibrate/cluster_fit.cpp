@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/error.hpp"
 #include "model/strategy.hpp"
@@ -20,6 +21,30 @@ std::string fmt(double x) {
   char b[64];
   std::snprintf(b, sizeof b, "%.4g", x);
   return b;
+}
+
+// What possim's profile reader says of p, or "" when it would load it.
+std::string load_problem(const Profile& p) {
+  try {
+    parse_profile(profile_to_json(p).dump(), "the fitted profile");
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+// A fit whose values make a profile possim rejects (compute_scale pushing a throughput
+// point past per_iteration_s, layer times past their bound) failed: say which parameter.
+void check_loadable(const Profile& base, const ClusterFit& f) {
+  const std::string problem = load_problem(f.fitted);
+  if (problem.empty()) return;
+  std::string culprits;
+  for (std::size_t i = 0; i < f.names.size(); ++i)
+    if (!load_problem(with_parameters(base, {f.names[i]}, {f.values[i]})).empty())
+      culprits += (culprits.empty() ? "" : ", ") + f.names[i] + " = " + fmt(f.values[i]);
+  throw std::runtime_error("fit failed: " + (culprits.empty() ? "the fitted values together" : culprits) +
+                           " would make a profile possim rejects (" + problem +
+                           "); leave it out of --free, give its --start, or fit to other points");
 }
 
 }  // namespace
@@ -122,7 +147,12 @@ std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& 
 ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const ClusterFitOptions& opt) {
   if (opt.free.empty())
     throw InputError("--free", "", "no parameter to fit", "at least one of the fit parameters");
-  for (const auto& n : opt.free) check_fit_parameter(n);
+  for (std::size_t i = 0; i < opt.free.size(); ++i) {
+    check_fit_parameter(opt.free[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      if (opt.free[j] == opt.free[i])
+        throw InputError("--free", "", "'" + opt.free[i] + "' is listed twice", "each parameter once");
+  }
   if (m.points.size() < opt.free.size())
     throw InputError(m.path, "",
                      std::to_string(m.points.size()) + " points cannot fit " +
@@ -239,6 +269,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
     }
   }
   fit.fitted = p;
+  check_loadable(base, fit);
   return fit;
 }
 

@@ -24,6 +24,7 @@
 #include "cli/table.hpp"
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
+#include "model/limits.hpp"
 
 namespace possim::cli {
 
@@ -310,8 +311,8 @@ int cmd_fit(const std::vector<std::string>& args) {
       "start values NAME=VALUE (default: the base profile's)")(
       "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
       "latency-us", po::value(&latency_us)->default_value(50),
-      "one-way latency between nodes, microseconds")("shards", po::value(&shards)->default_value(0),
-                                                     "server shards (0: one per node, colocated)")(
+      "one-way latency between nodes, microseconds")("shards", po::value(&shards),
+                                                     "server shards (default: one per node, colocated)")(
       "predict", po::value(&predict_path),
       "also predict these points (not fitted) with the fitted profile")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
@@ -322,8 +323,13 @@ int cmd_fit(const std::vector<std::string>& args) {
   if (!parse("calibrate fit", args, desc, pos, vm,
              "MEASUREMENTS --profile BASE --out FILE [--free a,b,...]"))
     return 0;
-  if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
-  if (!(latency_us >= 0)) throw InputError("--latency-us", "", "is negative", "microseconds >= 0");
+  if (batch < 1 || batch > 65536)
+    throw InputError("--batch", "", std::to_string(batch) + " is not a batch size", "an integer in [1, 65536]");
+  if (!(latency_us >= 0 && latency_us <= 1e6))
+    throw InputError("--latency-us", "", "is not in range", "microseconds in [0, 1e6]");
+  if (vm.count("shards") && (shards < 1 || shards > limits::kMaxShards))
+    throw InputError("--shards", "", std::to_string(shards) + " is not a shard count",
+                     "an integer in [1, " + std::to_string(limits::kMaxShards) + "]");
   if (name.empty()) name = stem(out);
 
   const cal::MeasurementSet m = cal::load_measurements(meas_path, batch);
@@ -343,8 +349,8 @@ int cmd_fit(const std::vector<std::string>& args) {
     cal::check_fit_parameter(key);
     char* end = nullptr;
     const double v = std::strtod(s.c_str() + eq + 1, &end);
-    if (*end != '\0' || !(v > 0))
-      throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a positive number",
+    if (*end != '\0' || !(v > 0) || !std::isfinite(v))
+      throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a finite positive number",
                        "NAME=VALUE > 0");
     opt.start[key] = v;
   }

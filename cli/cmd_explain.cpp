@@ -48,7 +48,7 @@ int cmd_explain(const std::vector<std::string>& args) {
     throw InputError("--nodes", "", std::to_string(nodes) + " is not a node count in the limit",
                      "an integer in [1, " + std::to_string(max_nodes) + "]");
   if (!(gbps >= 0.1 && gbps <= 1000))
-    throw InputError("--gbps", "", std::to_string(gbps) + " is out of range", "0.1 to 1000");
+    throw InputError("--gbps", "", fixed(gbps, 3) + " is out of range", "0.1 to 1000");
   if (s.placement == ServerPlacement::colocated && s.server_shards > nodes)
     throw InputError("--nodes", "",
                      std::to_string(nodes) + " nodes cannot hold the scenario's " +
