@@ -53,7 +53,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+    if (!args.empty()) return 0;
+    std::cerr << "possim: no command given (expected run, explain, models or calibrate)\n";
+    return 2;
   }
   const std::string command = args[0];
   args.erase(args.begin());

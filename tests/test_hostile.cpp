@@ -464,3 +464,23 @@ TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2; a fit
   CHECK_FALSE(fs::exists(dir / "fitted.calibration.json"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("bad command lines of every command exit 2 with one line on stderr", "[cli][hostile]") {
+  const fs::path dir = scratch("hostile", "cmdline");
+  for (const std::string args :
+       {"", "calibrate", "frobnicate", "models show", "calibrate frob",
+        "calibrate exchange --workers 100000 --out x.json", "calibrate exchange --shards 0 --out x.json",
+        "calibrate exchange --netns --rate-gbit inf --out x.json",
+        "calibrate exchange --timeout nan --out x.json", "calibrate exchange --repeats 100000000 --out x.json",
+        "calibrate kernels --model alexnet --batch 0 --out x.json", "run", "run s.json --jobs 0",
+        "run s.json --jobs 100000", "explain s.json --nodes 1e3"}) {
+    INFO(args);
+    write(dir / "s.json", scenario().dump());
+    const Output o = run_possim(args, dir, kTimeout);
+    CHECK(o.status == 2);
+    CHECK(lines(o.err) == 1);
+    CHECK_FALSE(fs::exists(dir / "x.json"));
+    CHECK_FALSE(fs::exists(dir / "results"));
+  }
+  fs::remove_all(dir);
+}
