@@ -45,6 +45,11 @@ void forget(pid_t child) {
   tracked.erase(child);
 }
 
+void kill_running() {
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const pid_t pid : tracked) ::kill(pid, SIGKILL);  // tracked: not yet reaped
+}
+
 void stop_all() {
   const std::lock_guard<std::mutex> lock(mutex);
   stop_begun = true;

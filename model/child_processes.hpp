@@ -13,6 +13,10 @@ namespace possim::child_processes {
 pid_t spawn();
 void forget(pid_t child);
 
+// SIGKILL every tracked child; whoever waits for it sees it fail. For a sweep that has
+// failed at one point and need not finish the others.
+void kill_running();
+
 // SIGKILL every tracked child and wait until each is gone; spawn() fails from now on.
 // Called once, by the interrupt watcher.
 void stop_all();

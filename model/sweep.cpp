@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "model/child_processes.hpp"
 #include "model/error.hpp"
 #include "model/plan_check.hpp"
 
@@ -122,10 +123,14 @@ std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
   std::size_t done = 0;
   std::mutex mutex;
   std::exception_ptr failure;
+  // The first failure ends the sweep: no more points, and the simulations under way
+  // (child processes) are killed rather than waited for; their errors are not reported.
   const auto stop = [&](std::exception_ptr e) {
     const std::lock_guard<std::mutex> lock(mutex);
-    if (!failure) failure = e;
     next = points.size();  // stop handing out points
+    if (failure) return;
+    failure = e;
+    child_processes::kill_running();
   };
   const auto work = [&] {
     for (std::size_t i; (i = next++) < points.size();) {
