@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/error.hpp"
 #include "model/strategy.hpp"
@@ -21,6 +22,30 @@ std::string fmt(double x) {
   char b[64];
   std::snprintf(b, sizeof b, "%.4g", x);
   return b;
+}
+
+// What possim's profile reader says of p, or "" when it would load it.
+std::string load_problem(const Profile& p) {
+  try {
+    parse_profile(profile_to_json(p).dump(), "the fitted profile");
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+// A fit whose values make a profile possim rejects (compute_scale pushing a throughput
+// point past per_iteration_s, layer times past their bound) failed: say which parameter.
+void check_loadable(const Profile& base, const ClusterFit& f) {
+  const std::string problem = load_problem(f.fitted);
+  if (problem.empty()) return;
+  std::string culprits;
+  for (std::size_t i = 0; i < f.names.size(); ++i)
+    if (!load_problem(with_parameters(base, {f.names[i]}, {f.values[i]})).empty())
+      culprits += (culprits.empty() ? "" : ", ") + f.names[i] + " = " + fmt(f.values[i]);
+  throw std::runtime_error("fit failed: " + (culprits.empty() ? "the fitted values together" : culprits) +
+                           " would make a profile possim rejects (" + problem +
+                           "); leave it out of --free, give its --start, or fit to other points");
 }
 
 }  // namespace
@@ -333,6 +358,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
     }
   }
   fit.fitted = p;
+  check_loadable(base, fit);
   return fit;
 }
 

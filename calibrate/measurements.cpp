@@ -9,8 +9,10 @@
 #include <sstream>
 
 #include "model/error.hpp"
+#include "model/input_file.hpp"
 #include "model/json_check.hpp"
 #include "model/layer_json.hpp"
+#include "model/limits.hpp"
 #include "model/strategy.hpp"
 
 namespace possim::calibrate {
@@ -32,6 +34,8 @@ const std::vector<std::string> kResultColumns = {
     "gpu_busy_s", "gpu_stall_s", "stall_share", "sent_bytes_per_node_max",
     "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean"};
 const std::vector<std::string> kText = {"model", "strategy", "stack", "source"};
+
+constexpr long long kMaxBatch = 65536;  // as a scenario's batch_per_gpu
 
 std::string known_list() {
   std::string s = json_check::list(kRequired);
@@ -79,10 +83,11 @@ struct Checker {
     if (positive && v <= 0) fail(field, "'" + text + "' is not positive", "a number > 0");
     return v;
   }
-  int integer(const std::string& field, const std::string& text) const {
+  int integer(const std::string& field, const std::string& text, long long max) const {
     const double v = number(field, text, false);
-    if (v != std::floor(v) || v < 1 || v > 1e6)
-      fail(field, "'" + text + "' is not a whole number >= 1", "an integer >= 1");
+    if (v != std::floor(v) || v < 1 || v > double(max))
+      fail(field, "'" + json_check::quoted(text) + "' is not a whole number in [1, " + std::to_string(max) + "]",
+           "an integer in [1, " + std::to_string(max) + "]");
     return int(v);
   }
 };
@@ -97,29 +102,29 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
     try {
       set.networks.emplace(p.model, load_network(p.model, base_dir));
     } catch (const InputError& e) {
-      c.fail("model", std::string("cannot load '") + p.model + "': " + e.what(),
+      c.fail("model", std::string("cannot load '") + json_check::quoted(p.model) + "': " + e.what(),
              "a zoo model name or a layer JSON path");
     } catch (const std::exception& e) {
-      c.fail("model", "unknown model '" + p.model + "'", "a zoo model name or a layer JSON path");
+      c.fail("model", "unknown model '" + json_check::quoted(p.model) + "'", "a zoo model name or a layer JSON path");
     }
   }
   p.strategy = f.at("strategy");
   if (!is_strategy(p.strategy))
-    c.fail("strategy", "unknown strategy '" + p.strategy + "'", "one of " + strategies());
-  p.nodes = c.integer("nodes", f.at("nodes"));
+    c.fail("strategy", "unknown strategy '" + json_check::quoted(p.strategy) + "'", "one of " + strategies());
+  p.nodes = c.integer("nodes", f.at("nodes"), limits::kMaxNodes);
   p.nic_gbps = c.number("nic_gbps", f.at("nic_gbps"), true);
   const auto given = [&f](const std::string& k) {
     auto it = f.find(k);
     return it != f.end() && !it->second.empty();
   };
   if (given("batch"))
-    p.batch = c.integer("batch", f.at("batch"));
+    p.batch = c.integer("batch", f.at("batch"), kMaxBatch);
   else if (given("batch_per_gpu"))
-    p.batch = c.integer("batch_per_gpu", f.at("batch_per_gpu"));
+    p.batch = c.integer("batch_per_gpu", f.at("batch_per_gpu"), kMaxBatch);
   if (given("stack")) p.stack = f.at("stack");
   if (given("source")) p.source = f.at("source");
   if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
-    p.gpus_per_node = c.integer("gpus_per_node", it->second);
+    p.gpus_per_node = c.integer("gpus_per_node", it->second, limits::kMaxGpusPerNode);
   if (p.strategy == "single" && p.nodes != 1)
     c.fail("nodes", "strategy single runs on one node, not " + std::to_string(p.nodes),
            "1 with strategy single");
@@ -168,7 +173,7 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where,
       header = cells;
       for (std::size_t i = 0; i < header.size(); ++i) {
         if (!known(header[i]))
-          c.fail("header", "unknown column '" + header[i] + "'", "columns " + known_list());
+          c.fail("header", "unknown column '" + json_check::quoted(header[i]) + "'", "columns " + known_list());
         for (std::size_t j = 0; j < i; ++j)
           if (header[j] == header[i])
             c.fail("header", "column '" + header[i] + "' appears twice", "each column once");
@@ -209,7 +214,7 @@ MeasurementSet parse_json(const std::string& text, const std::string& where,
   if (j.is_object()) {
     for (const auto& item : j.items())
       if (item.key() != "points" && item.key() != "description")
-        throw InputError(where, item.key(), "unknown field",
+        throw InputError(where, json_check::quoted(item.key()), "unknown field",
                          "points (and an optional description)");
     if (!j.contains("points"))
       throw InputError(where, "points", "missing", "a list of measured points");
@@ -226,13 +231,13 @@ MeasurementSet parse_json(const std::string& text, const std::string& where,
       c.fail("", "is not an object", "{model, strategy, nodes, nic_gbps, iteration_s}");
     std::map<std::string, std::string> f;
     for (const auto& item : e.items()) {
-      if (!known(item.key())) c.fail(item.key(), "unknown field", "fields " + known_list());
+      if (!known(item.key())) c.fail(json_check::quoted(item.key()), "unknown field", "fields " + known_list());
       const json& v = item.value();
       if (in(kText, item.key()) || item.key() == "engine") {
-        if (!v.is_string()) c.fail(item.key(), v.dump() + " is not a string", "a string");
+        if (!v.is_string()) c.fail(item.key(), json_check::quoted(v.dump()) + " is not a string", "a string");
         f[item.key()] = v.get<std::string>();
       } else {
-        if (!v.is_number()) c.fail(item.key(), v.dump() + " is not a number", "a number");
+        if (!v.is_number()) c.fail(item.key(), json_check::quoted(v.dump()) + " is not a number", "a number");
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.17g", v.get<double>());
         f[item.key()] = buf;
@@ -259,13 +264,10 @@ MeasurementSet parse_measurements(const std::string& text, const std::string& wh
 }
 
 MeasurementSet load_measurements(const std::string& path, int default_batch) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(path, "", "cannot read the measurements file", "an existing CSV or JSON file");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text =
+      read_input_file(path, "measurements file", "an existing CSV or JSON file");
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return parse_measurements(text.str(), path, dir.empty() ? "." : dir, default_batch);
+  return parse_measurements(text, path, dir.empty() ? "." : dir, default_batch);
 }
 
 double MeasurementPoint::in_measured_unit(double predicted_iteration_s) const {

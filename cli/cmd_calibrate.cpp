@@ -24,6 +24,7 @@
 #include "cli/table.hpp"
 #include "model/error.hpp"
 #include "model/layer_json.hpp"
+#include "model/limits.hpp"
 
 namespace possim::cli {
 
@@ -295,7 +296,9 @@ int cmd_exchange(const std::vector<std::string>& args) {
 int cmd_calibrate(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kCalibrateUsage;
-    return args.empty() ? 2 : 0;
+    if (!args.empty()) return 0;
+    std::cerr << "possim: possim calibrate: no subcommand given (expected kernels, exchange or fit)\n";
+    return 2;
   }
   const std::string sub = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -4,15 +4,19 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
 #include "model/error.hpp"
+#include "model/json_check.hpp"
+#include "model/limits.hpp"
 #include "model/scenario.hpp"
 #include "model/sweep.hpp"
 
 namespace possim::cli {
 
 int cmd_explain(const std::vector<std::string>& args) {
+  handle_interrupts();
   po::options_description desc("options");
   std::string scenario_path, strategy, engine_name;
   int nodes = 0;
@@ -33,14 +37,27 @@ int cmd_explain(const std::vector<std::string>& args) {
   if (strategy.empty())
     strategy = std::count(s.strategies.begin(), s.strategies.end(), "poseidon") ? "poseidon"
                                                                               : s.strategies.front();
-  if (!is_strategy(strategy)) throw InputError("--strategy", "unknown strategy '" + strategy + "'",
+  if (!is_strategy(strategy)) throw InputError("--strategy", "", "unknown strategy '" + json_check::quoted(strategy) + "'",
                                                "single, ps, wfbp, poseidon, tf_stock, adam, onebit or allreduce");
   if (!vm.count("nodes")) nodes = *std::max_element(s.nodes.begin(), s.nodes.end());
   if (!vm.count("gbps")) gbps = s.nic_gbps.front();
-  if (nodes < 1) throw InputError("--nodes", std::to_string(nodes) + " is not a node count", "an integer >= 1");
-  if (gbps < 0.1 || gbps > 1000) throw InputError("--gbps", fixed(gbps, 3) + " is out of range", "0.1 to 1000");
+  // The scenario's own limits (model/limits.hpp): the node count sizes what the engines
+  // allocate, and a NaN bandwidth would make the network free.
+  const long long max_nodes = std::min(limits::kMaxNodes, limits::kMaxGpus / s.gpus_per_node);
+  if (nodes < 1 || nodes > max_nodes)
+    throw InputError("--nodes", "", std::to_string(nodes) + " is not a node count in the limit",
+                     "an integer in [1, " + std::to_string(max_nodes) + "]");
+  if (!(gbps >= 0.1 && gbps <= 1000))
+    throw InputError("--gbps", "", fixed(gbps, 3) + " is out of range", "0.1 to 1000");
+  if (s.placement == ServerPlacement::colocated && s.server_shards > nodes)
+    throw InputError("--nodes", "",
+                     std::to_string(nodes) + " nodes cannot hold the scenario's " +
+                         std::to_string(s.server_shards) + " colocated shards",
+                     "at least " + std::to_string(s.server_shards) + " nodes");
 
   const auto engine = make_engine(engine_name);
+  if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
+    std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
   const SweepPoint p{strategy, nodes, gbps};
   const Result r = run_point(s, p, *engine, single_gpu_images_per_s(s, *engine));
 

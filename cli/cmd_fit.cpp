@@ -13,6 +13,7 @@
 #include "cli/points_report.hpp"
 #include "cli/table.hpp"
 #include "model/error.hpp"
+#include "model/limits.hpp"
 
 namespace possim::cli {
 
@@ -68,8 +69,8 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       "start values NAME=VALUE (default: the base profile's)")(
       "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
       "latency-us", po::value(&latency_us)->default_value(50),
-      "one-way latency between nodes, microseconds")("shards", po::value(&shards)->default_value(0),
-                                                     "server shards (0: one per node, colocated)")(
+      "one-way latency between nodes, microseconds")("shards", po::value(&shards),
+                                                     "server shards (default: one per node, colocated)")(
       "predict", po::value(&predict_path),
       "also predict these points (not fitted) with the fitted profile")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
@@ -80,12 +81,16 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   if (!parse("calibrate fit", args, desc, pos, vm,
              "MEASUREMENTS... --profile BASE --out FILE [--free a,b,...] [--engine simgrid]"))
     return 0;
-  if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
+  if (batch < 1 || batch > 65536)
+    throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",
+                     "an integer in [1, 65536]");
   if (jobs < 1) throw InputError("--jobs", "", "must be at least 1", "an integer >= 1");
   if (restarts < 0) throw InputError("--restarts", "", "is negative", "an integer >= 0");
-  if (shards < 0) throw InputError("--shards", "", "is negative", "0 (one per node) or more");
-  if (!(latency_us >= 0) || !std::isfinite(latency_us))
-    throw InputError("--latency-us", "", "is not a finite number >= 0", "microseconds >= 0");
+  if (vm.count("shards") && (shards < 1 || shards > limits::kMaxShards))
+    throw InputError("--shards", "", std::to_string(shards) + " is not a shard count",
+                     "an integer in [1, " + std::to_string(limits::kMaxShards) + "]");
+  if (!(latency_us >= 0 && latency_us <= 1e6))
+    throw InputError("--latency-us", "", "is not in range", "microseconds in [0, 1e6]");
   if (name.empty()) name = std::filesystem::path(out).stem().string();
   const std::unique_ptr<Engine> engine = make_engine(engine_name);
 

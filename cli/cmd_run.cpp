@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/options.hpp"
+#include "cli/output_folder.hpp"
 #include "cli/table.hpp"
 #include "model/error.hpp"
 #include "model/result_io.hpp"
@@ -17,6 +19,8 @@
 namespace possim::cli {
 
 namespace {
+
+constexpr int kMaxJobs = 1024;  // threads, each waiting for one simulation process
 
 void print_table(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
   out << s.name << ": " << s.network.name << ", batch " << s.batch_per_gpu << "/GPU, "
@@ -33,6 +37,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
            percent(r.stall_share()), fixed(r.iteration_s, 4)});
   }
   t.print(out);
+  if (!sweep_note(s).empty()) out << "\n" << sweep_note(s) << "\n";
   // Say when SimGrid reported iterations from a repeated one (RunOptions explains why exact).
   std::size_t reused = 0;
   int simulated = 0;
@@ -50,6 +55,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
+  handle_interrupts();  // before the sweep's threads start
   po::options_description desc("options");
   std::string scenario_path, engine_name, out_dir;
   bool trace = false, quiet = false, all_iterations = false;
@@ -71,6 +77,12 @@ int cmd_run(const std::vector<std::string>& args) {
   const Scenario s = load_scenario(scenario_path);
   const auto engine = make_engine(engine_name);
   if (out_dir.empty()) out_dir = "results/" + s.name;
+  if (jobs < 1 || jobs > kMaxJobs)
+    throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
+                     "an integer in [1, " + std::to_string(kMaxJobs) + "]");
+  OutputFolder out(out_dir, vm.count("out") ? "--out" : "results folder");  // checked before the sweep
+  if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
+    std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
 
   // Progress on stderr when a person watches it: points done, the last one, elapsed.
   const bool tty = isatty(STDERR_FILENO) && !quiet;
@@ -81,9 +93,15 @@ int cmd_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %d nodes %g Gbit/s, %.1f s", done, total,
                  r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
   };
-  if (jobs < 1) throw InputError("--jobs", std::to_string(jobs) + " is not a job count", "an integer >= 1");
   std::vector<Result> results = run_sweep(s, *engine, jobs, progress, PointOptions{trace, all_iterations});
   if (tty) std::fprintf(stderr, "\r\033[K");
+
+  nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
+                      {"profile", s.profile.name}, {"seed", s.seed}, {"results", nlohmann::json::array()}};
+  for (const Result& r : results) j["results"].push_back(result_to_json(r));
+  out.write("results.json", j.dump(2) + "\n");
+  out.write("results.csv", results_csv(results));
+  out.commit();
   if (trace)
     for (Result& r : results) {
       const std::string path = "traces/generated/" + s.name + "_" + r.strategy + "_" +
@@ -94,12 +112,6 @@ int cmd_run(const std::vector<std::string>& args) {
                                                            r.engine + ")").dump());
       r.timeline.clear();
     }
-
-  nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
-                      {"profile", s.profile.name}, {"seed", s.seed}, {"results", nlohmann::json::array()}};
-  for (const Result& r : results) j["results"].push_back(result_to_json(r));
-  write_file_atomic(out_dir + "/results.json", j.dump(2) + "\n");
-  write_file_atomic(out_dir + "/results.csv", results_csv(results));
 
   if (!quiet) {
     print_table(s, results, std::cout);

@@ -9,6 +9,7 @@
 #include "cli/points_report.hpp"
 #include "cli/table.hpp"
 #include "model/error.hpp"
+#include "model/limits.hpp"
 #include "model/result_io.hpp"
 
 namespace possim::cli {
@@ -30,7 +31,7 @@ int cmd_validate(const std::vector<std::string>& args) {
       "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
       "latency-us", po::value(&latency_us)->default_value(50),
       "one-way latency between nodes, microseconds")(
-      "shards", po::value(&shards)->default_value(0), "server shards (0: one per node, colocated)")(
+      "shards", po::value(&shards), "server shards (default: one per node, colocated)")(
       "tolerance", po::value(&tolerance)->default_value(0),
       "exit 1 when a point's |error| exceeds this fraction (0: never)")(
       "json", po::value(&json_out), "also write the points and errors as JSON to this file");
@@ -39,13 +40,17 @@ int cmd_validate(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("validate", args, desc, pos, vm, "MEASUREMENTS... [--profile P] [--engine E]"))
     return 0;
-  if (batch < 1) throw InputError("--batch", "", "must be at least 1", "an integer >= 1");
+  if (batch < 1 || batch > 65536)
+    throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",
+                     "an integer in [1, 65536]");
   if (jobs < 1) throw InputError("--jobs", "", "must be at least 1", "an integer >= 1");
-  if (shards < 0) throw InputError("--shards", "", "is negative", "0 (one per node) or more");
+  if (vm.count("shards") && (shards < 1 || shards > limits::kMaxShards))
+    throw InputError("--shards", "", std::to_string(shards) + " is not a shard count",
+                     "an integer in [1, " + std::to_string(limits::kMaxShards) + "]");
   if (!(tolerance >= 0) || !std::isfinite(tolerance))
     throw InputError("--tolerance", "", "is not a finite number >= 0", "a fraction >= 0");
-  if (!(latency_us >= 0) || !std::isfinite(latency_us))
-    throw InputError("--latency-us", "", "is not a finite number >= 0", "microseconds >= 0");
+  if (!(latency_us >= 0 && latency_us <= 1e6))
+    throw InputError("--latency-us", "", "is not in range", "microseconds in [0, 1e6]");
   const std::unique_ptr<Engine> engine = make_engine(engine_name);
   const cal::MeasurementSet m = load_measurement_files(paths, batch);
   const Profile profile = load_profile(profile_ref, ".");

@@ -1,10 +1,12 @@
 // possim: predict, explain and check the speed of data-parallel training (Poseidon).
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "model/error.hpp"
 
 namespace {
@@ -22,6 +24,30 @@ const char* kUsage =
     "\n"
     "`possim COMMAND --help` describes a command's options.\n";
 
+// A message as one printable line: control characters escaped (a newline inside a JSON
+// string a message quotes prints as \n), and at most kMaxMessageChars long. Every message
+// possim prints for a failure goes through here.
+constexpr std::size_t kMaxMessageChars = 4096;
+
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+    if (out.size() > kMaxMessageChars) return out.substr(0, kMaxMessageChars) + "...";
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -29,25 +55,34 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+    if (!args.empty()) return 0;
+    std::cerr << "possim: no command given (expected run, explain, models or calibrate)\n";
+    return 2;
   }
   const std::string command = args[0];
   args.erase(args.begin());
+  // After an interrupt, what failed because its child was killed (or even finished) waits
+  // for the watcher to end possim with 130 or 143 (cli/interrupt.hpp).
   try {
-    if (command == "run") return cli::cmd_run(args);
-    if (command == "explain") return cli::cmd_explain(args);
-    if (command == "models") return cli::cmd_models(args);
-    if (command == "calibrate") return cli::cmd_calibrate(args);
-    if (command == "validate") return cli::cmd_validate(args);
-    if (command == "profile") return cli::cmd_profile(args);
-    std::cerr << "possim: unknown command '" << command
+    int status = -1;
+    if (command == "run") status = cli::cmd_run(args);
+    else if (command == "explain") status = cli::cmd_explain(args);
+    else if (command == "models") status = cli::cmd_models(args);
+    else if (command == "calibrate") status = cli::cmd_calibrate(args);
+    else if (command == "validate") status = cli::cmd_validate(args);
+    else if (command == "profile") status = cli::cmd_profile(args);
+    cli::wait_if_interrupted();
+    if (status >= 0) return status;
+    std::cerr << "possim: unknown command '" << one_line(command)
               << "' (expected run, explain, models, calibrate, validate or profile)\n";
     return 2;
   } catch (const InputError& e) {
-    std::cerr << "possim: " << e.what() << '\n';
+    cli::wait_if_interrupted();
+    std::cerr << "possim: " << one_line(e.what()) << '\n';
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "possim: error: " << e.what() << '\n';
+    cli::wait_if_interrupted();
+    std::cerr << "possim: error: " << one_line(e.what()) << '\n';
     return 1;
   }
 }

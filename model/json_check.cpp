@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/error.hpp"
+#include "model/limits.hpp"
 
 namespace possim::json_check {
 
@@ -25,11 +26,42 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 std::string did_you_mean(const std::string& s, const Names& names) {
   std::string best;
   std::size_t best_d = 3;  // suggest only within edit distance 2
+  if (s.size() > limits::kMaxQuotedChars) return "";
   for (const auto& n : names) {
+    if (n.size() > s.size() + 2 || s.size() > n.size() + 2) continue;  // distance > 2
     const std::size_t d = edit_distance(s, n);
     if (d < best_d) best_d = d, best = n;
   }
   return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+std::string quoted(const std::string& s) {
+  if (s.size() <= limits::kMaxQuotedChars) return s;
+  return s.substr(0, limits::kMaxQuotedChars - 3) + "...";
+}
+
+void check_depth(const std::string& text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limits::kMaxJsonDepth)
+        throw InputError(where, "",
+                         "malformed JSON: nested deeper than " +
+                             std::to_string(limits::kMaxJsonDepth) + " levels at byte " +
+                             std::to_string(i + 1),
+                         "at most " + std::to_string(limits::kMaxJsonDepth) + " levels of lists and objects");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
 }
 
 std::string list(const Names& names, const char* sep) {
@@ -52,7 +84,9 @@ std::string describe(const json& v) {
   return s + " (" + v.type_name() + ")";
 }
 
-std::string parse_error_text(const json::parse_error& e) {
+std::string parse_error_text(const json::parse_error& e) { return exception_text(e); }
+
+std::string exception_text(const json::exception& e) {
   std::string what = e.what();
   const auto cut = what.find("] ");
   if (cut != std::string::npos) what = what.substr(cut + 2);
@@ -65,17 +99,20 @@ void Reader::fail(const std::string& field, const std::string& problem,
 }
 
 json Reader::parse(const std::string& text, const std::string& expected) const {
+  check_depth(text, where_);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
     fail("", "malformed JSON: " + parse_error_text(e), expected);
+  } catch (const json::exception& e) {  // out_of_range.406: a number like 1e999
+    fail("", "malformed JSON: " + exception_text(e), expected);
   }
 }
 
 void Reader::only_known(const json& obj, const std::string& path, const Names& known) const {
   for (const auto& item : obj.items())
     if (std::find(known.begin(), known.end(), item.key()) == known.end())
-      fail(join(path, item.key()), "unknown field" + did_you_mean(item.key(), known),
+      fail(join(path, quoted(item.key())), "unknown field" + did_you_mean(item.key(), known),
            "one of " + list(known));
 }
 

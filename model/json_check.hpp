@@ -16,8 +16,18 @@ using Names = std::vector<std::string>;
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
 // "; did you mean 'x'?" for the closest name within edit distance 2 (the first of equally
-// close ones), else "".
+// close ones), else "". Names longer than limits::kMaxQuotedChars get no hint (the
+// distance costs length squared).
 std::string did_you_mean(const std::string& s, const Names& names);
+
+// User text as a message quotes it: cut to limits::kMaxQuotedChars with "..." (a 10 MB
+// key makes a 10 MB message otherwise). Control characters are escaped where the
+// message is printed (cli/main.cpp).
+std::string quoted(const std::string& s);
+
+// Refuses JSON text nested deeper than limits::kMaxJsonDepth (brackets outside strings),
+// before anything parses or walks it recursively.
+void check_depth(const std::string& text, const std::string& where);
 
 // "a, b, c" (or joined with `sep`).
 std::string list(const Names& names, const char* sep = ", ");
@@ -32,6 +42,8 @@ std::string describe(const nlohmann::json& v);
 
 // nlohmann's parse error text without its "[json.exception.parse_error.101] " prefix.
 std::string parse_error_text(const nlohmann::json::parse_error& e);
+// The same for any nlohmann exception ("[json.exception.out_of_range.406] " cut).
+std::string exception_text(const nlohmann::json::exception& e);
 
 // Reads one document; every failure names the file (`where`) and the field path.
 class Reader {
@@ -43,7 +55,8 @@ class Reader {
   [[noreturn]] void fail(const std::string& field, const std::string& problem,
                          const std::string& expected = "") const;
 
-  // The parsed document; malformed text fails with "malformed JSON: ..." at the top level.
+  // The parsed document; malformed text (or nested too deep, or a number out of range,
+  // e.g. 1e999) fails with "malformed JSON: ..." at the top level.
   nlohmann::json parse(const std::string& text, const std::string& expected) const;
 
   // Every key of `obj` is one of `known`; else "unknown field; did you mean ...".

@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "model/error.hpp"
+#include "model/input_file.hpp"
+#include "model/json_check.hpp"
+#include "model/limits.hpp"
 #include "model/zoo.hpp"
 
 namespace possim {
@@ -24,6 +27,11 @@ constexpr const char* kFormat = "possim-network-1";
 json shape_to_json(const Shape& s) { return json::array({s.c, s.h, s.w}); }
 
 bool has_geometry(LayerKind k) { return k == LayerKind::conv || k == LayerKind::pool; }
+
+using json_check::quoted;
+
+// A value as an error shows it: its JSON text, cut short.
+std::string shown(const json& v) { return quoted(v.dump()); }
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -54,7 +62,7 @@ class Fields {
     for (auto it = obj_.begin(); it != obj_.end(); ++it) {
       bool ok = false;
       for (const auto& a : allowed) ok = ok || it.key() == a;
-      if (!ok) fail(it.key(), "unknown field" + what, "one of " + join(allowed));
+      if (!ok) fail(quoted(it.key()), "unknown field" + what, "one of " + join(allowed));
     }
   }
 
@@ -67,20 +75,27 @@ class Fields {
     const char* expected = non_empty ? "a non-empty string" : "a string";
     const json& v = need(key, expected);
     if (!v.is_string() || (non_empty && v.get<std::string>().empty()))
-      fail(key, "is " + v.dump(), expected);
+      fail(key, "is " + shown(v), expected);
     return v.get<std::string>();
   }
 
-  std::int64_t count(const std::string& key) const { return integer(key, 0, INT64_MAX); }
+  // A parameter count: at most limits::kMaxParamsPerLayer, so that sums and the x4
+  // bytes of fp32 never overflow.
+  std::int64_t count(const std::string& key) const {
+    return integer(key, 0, limits::kMaxParamsPerLayer);
+  }
 
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const {
     return to_int(need(key, range(min)), key, min, max);
   }
 
+  // Per-image FLOPs (or MACs) of one layer: finite, at most limits::kMaxFlopsPerImage.
   double number(const std::string& key) const {
     const json& v = need(key, "a non-negative number");
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-      fail(key, "is " + v.dump(), "a non-negative number");
+      fail(key, "is " + shown(v), "a non-negative number");
+    if (v.get<double>() > limits::kMaxFlopsPerImage)
+      fail(key, "is " + shown(v) + ", over the limit of 1e18 per image", "a number <= 1e18");
     return v.get<double>();
   }
 
@@ -88,15 +103,20 @@ class Fields {
   std::vector<std::int64_t> ints(const std::string& key, std::size_t n, std::int64_t min,
                                  const std::string& expected) const {
     const json& v = need(key, expected);
-    if (!v.is_array() || v.size() != n) fail(key, "is " + v.dump(), expected);
+    if (!v.is_array() || v.size() != n) fail(key, "is " + shown(v), expected);
     std::vector<std::int64_t> out;
     for (std::size_t i = 0; i < n; ++i)
       out.push_back(to_int(v[i], key + "[" + std::to_string(i) + "]", min, INT_MAX));
     return out;
   }
 
+  // Its element count (c x h x w) is at most limits::kMaxShapeElements.
   Shape shape(const std::string& key) const {
     const auto v = ints(key, 3, 1, "[channels, height, width] of positive integers");
+    std::int64_t n = 0;
+    if (__builtin_mul_overflow(v[0], v[1], &n) || __builtin_mul_overflow(n, v[2], &n) ||
+        n > limits::kMaxShapeElements)
+      fail(key, "has more than 2^40 elements", "channels x height x width <= 2^40");
     return {v[0], v[1], v[2]};
   }
 
@@ -111,7 +131,9 @@ class Fields {
                       (v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(max)
                                               : v.get<std::int64_t>() <= max) &&
                       v.get<std::int64_t>() >= min;
-    if (!fits) fail(key, "is " + v.dump(), range(min));
+    if (!fits)
+      fail(key, "is " + shown(v),
+           max == limits::kMaxParamsPerLayer ? range(min) + " <= 1e12" : range(min));
     return v.get<std::int64_t>();
   }
 
@@ -127,7 +149,7 @@ Layer layer_from_json(const json& j, const std::string& where, const std::string
   try {
     l.kind = layer_kind_from_string(kind);
   } catch (const std::invalid_argument&) {
-    f.fail("kind", "unknown layer kind '" + kind + "'",
+    f.fail("kind", "unknown layer kind '" + quoted(kind) + "'",
            "conv, fc, bn, pool, relu, lrn, concat, add, dropout or softmax");
   }
   std::vector<std::string> allowed = {"name",        "kind",     "in",        "out",
@@ -141,6 +163,9 @@ Layer layer_from_json(const json& j, const std::string& where, const std::string
   l.out = f.shape("out");
   l.weight_params = f.count("weight_params");
   l.bias_params = f.count("bias_params");
+  if (l.weight_params + l.bias_params > limits::kMaxParamsPerLayer)  // each <= 1e12: no overflow
+    f.fail("bias_params", "makes " + std::to_string(l.weight_params + l.bias_params) + " parameters",
+           "weight_params + bias_params <= 1e12");
   l.fwd_macs = f.number("fwd_macs");
   l.fwd_flops = f.number("fwd_flops");
   l.bwd_flops = f.number("bwd_flops");
@@ -203,7 +228,7 @@ Network network_from_json(const json& j, const std::string& where) {
   Fields f(j, where, "");
   f.only({"format", "name", "description", "input", "layers"}, "");
   if (f.str("format", true) != kFormat)
-    f.fail("format", "is " + j.at("format").dump(), std::string("\"") + kFormat + "\"");
+    f.fail("format", "is " + shown(j.at("format")), std::string("\"") + kFormat + "\"");
   Network net;
   net.name = f.str("name", true);
   if (f.has("description")) net.description = f.str("description", false);
@@ -213,12 +238,15 @@ Network network_from_json(const json& j, const std::string& where) {
   if (!layers.is_array() || layers.empty())
     f.fail("layers", layers.is_array() ? "is empty" : "is " + std::string(layers.type_name()),
            "a non-empty array of layers");
+  if (layers.size() > std::size_t(limits::kMaxLayers))
+    f.fail("layers", "has " + std::to_string(layers.size()) + " layers",
+           "at most " + std::to_string(limits::kMaxLayers) + " layers");
   std::set<std::string> names;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const std::string path = "layers[" + std::to_string(i) + "]";
     Layer l = layer_from_json(layers[i], where, path);
     if (!names.insert(l.name).second)
-      throw InputError(where, path + ".name", "duplicate layer name '" + l.name + "'",
+      throw InputError(where, path + ".name", "duplicate layer name '" + json_check::quoted(l.name) + "'",
                        "names unique within the network");
     net.layers.push_back(std::move(l));
   }
@@ -235,19 +263,21 @@ Network load_network(const std::string& ref, const std::string& base_dir) {
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
   if (!looks_like_path && !exists)
-    throw InputError("unknown model '" + ref + "' (expected a zoo name: " + join(zoo_names()) +
+    throw InputError("unknown model '" + json_check::quoted(ref) + "' (expected a zoo name: " + join(zoo_names()) +
                      "; or a path to a layer JSON file)");
   const std::string where = path.string();
   if (!exists) throw InputError(where, "", "file not found", "a layer JSON file");
-  if (!fs::is_regular_file(path, ec)) throw InputError(where, "", "not a regular file");
-  std::ifstream in(path);
-  if (!in) throw InputError(where, "", "cannot open file");
+  const std::string text = read_input_file(where, "layer JSON", "a layer JSON file");
+  json_check::check_depth(text, where);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(where, "",
-                     "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+                     "malformed JSON at byte " + std::to_string(e.byte) + ": " +
+                         json_check::parse_error_text(e));
+  } catch (const json::exception& e) {  // out_of_range.406: a number like 1e999
+    throw InputError(where, "", "malformed JSON: " + json_check::exception_text(e));
   }
   return network_from_json(j, where);
 }

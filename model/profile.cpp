@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "model/error.hpp"
+#include "model/input_file.hpp"
 #include "model/json_check.hpp"
 
 namespace possim {
@@ -458,22 +459,17 @@ Profile load_profile(const std::string& name_or_path, const std::string& base_di
   const fs::path path = shipped
                             ? fs::path(POSSIM_SOURCE_DIR) / "profiles" / (name_or_path + ".json")
                             : (fs::path(base_dir) / name_or_path).lexically_normal();
-  std::ifstream in(path);
-  if (!in) {
-    if (!shipped)
-      throw InputError(path.string(), "", "cannot read the profile file",
-                       "an existing profile JSON");
+  std::error_code ec;
+  if (shipped && !fs::exists(path, ec)) {
     std::string names;
-    std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::path(POSSIM_SOURCE_DIR) / "profiles", ec))
       if (e.path().extension() == ".json")
         names += (names.empty() ? "" : ", ") + e.path().stem().string();
     throw InputError(path.string(), "", "no shipped profile named '" + name_or_path + "'",
                      "one of: " + names + ", or a path to a profile JSON");
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), path.string());
+  return parse_profile(read_input_file(path.string(), "profile file", "an existing profile JSON"),
+                       path.string());
 }
 
 }  // namespace possim

@@ -3,6 +3,7 @@
 #include "model/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +12,10 @@
 #include <stdexcept>
 
 #include "model/error.hpp"
+#include "model/input_file.hpp"
 #include "model/json_check.hpp"
 #include "model/layer_json.hpp"
+#include "model/limits.hpp"
 #include "model/zoo.hpp"
 
 namespace possim {
@@ -26,9 +29,12 @@ using Names = std::vector<std::string>;
 const Names kStrategies = {"single",   "ps",   "wfbp",   "poseidon",
                            "tf_stock", "adam", "onebit", "allreduce"};
 constexpr const char* kDefaultProfile = "titanx_maxwell";
-// Bounds that catch unit slips and typos; generous for real clusters.
-constexpr long long kMaxNodes = 100000, kMaxGpusPerNode = 64, kMaxBatch = 65536,
-                    kMaxIterations = 1000000, kMaxStaleness = 1000;
+// Bounds that catch unit slips and typos; generous for real clusters. Sizes that drive
+// memory and time are in model/limits.hpp.
+using limits::kMaxGpusPerNode;
+using limits::kMaxIterations;
+using limits::kMaxNodes;
+constexpr long long kMaxBatch = 65536, kMaxStaleness = 1000;
 constexpr double kMinGbps = 0.1, kMaxGbps = 1000, kMaxLatencyS = 1;
 constexpr double kMinKvBytes = 1024, kMaxKvBytes = 1024.0 * 1024 * 1024;
 constexpr double kMaxSigma = 5, kMaxSlowdown = 1000;
@@ -37,6 +43,7 @@ using json_check::describe;
 using json_check::did_you_mean;
 using json_check::index;
 using json_check::list;
+using json_check::quoted;
 
 std::string num(double x) {
   char buf[32];
@@ -60,7 +67,7 @@ class Reader : public json_check::Reader {
     const std::string expected = "one of " + list(options);
     const std::string s = text(v, path, expected);
     if (std::find(options.begin(), options.end(), s) == options.end())
-      fail(path, "'" + s + "' is not allowed" + did_you_mean(s, options), expected);
+      fail(path, "'" + quoted(s) + "' is not allowed" + did_you_mean(s, options), expected);
     return s;
   }
 
@@ -70,6 +77,10 @@ class Reader : public json_check::Reader {
                        One one) const {
     if (!v.is_array()) return {one(v, path)};
     if (v.empty()) fail(path, "is an empty list", expected);
+    if (v.size() > limits::kMaxSweepValues)
+      fail(path, "has " + std::to_string(v.size()) + " values, over the limit of " +
+                     std::to_string(limits::kMaxSweepValues) + " per sweep axis",
+           "at most " + std::to_string(limits::kMaxSweepValues) + " values (split the sweep)");
     std::vector<T> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
       const T x = one(v[i], index(path, i));
@@ -90,11 +101,13 @@ void read_servers(const Reader& r, const json& v, Scenario& s) {
     const json& sh = v["shards"];
     if (sh.is_string()) {
       if (sh != "per_node")
-        r.fail("cluster.servers.shards", "'" + sh.get<std::string>() + "' is not allowed",
+        r.fail("cluster.servers.shards", "'" + quoted(sh.get<std::string>()) + "' is not allowed",
                shards_expected);
       s.server_shards = 0;
     } else {
-      s.server_shards = int(r.integer(sh, "cluster.servers.shards", 1, kMaxNodes, shards_expected));
+      s.server_shards = int(r.integer(sh, "cluster.servers.shards", 1, limits::kMaxShards,
+                                      "\"per_node\" or a shard count in [1, " +
+                                          std::to_string(limits::kMaxShards) + "]"));
     }
   }
   if (v.contains("placement"))
@@ -136,7 +149,7 @@ void read_strategies(const Reader& r, const json& v, Scenario& s) {
     const std::string p = index("strategies", i);
     const std::string name = r.text(v[i], p, "a strategy: " + list(kStrategies));
     if (std::find(kStrategies.begin(), kStrategies.end(), name) == kStrategies.end())
-      r.fail(p, "unknown strategy '" + name + "'" + did_you_mean(name, kStrategies),
+      r.fail(p, "unknown strategy '" + quoted(name) + "'" + did_you_mean(name, kStrategies),
              "one of " + list(kStrategies));
     if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end())
       r.fail(p, "'" + name + "' is listed twice", "distinct strategies");
@@ -216,11 +229,45 @@ void cross_check(const Reader& r, const Scenario& s) {
                "), \"per_node\", or \"placement\": \"dedicated\"");
   const StragglerModel& m = s.options.stragglers;
   const int largest = *std::max_element(s.nodes.begin(), s.nodes.end());
+  long long gpus = 0;
+  if (__builtin_mul_overflow((long long)largest, (long long)s.gpus_per_node, &gpus) ||
+      gpus > limits::kMaxGpus)
+    r.fail("cluster.gpus_per_node",
+           std::to_string(largest) + " nodes x " + std::to_string(s.gpus_per_node) +
+               " GPUs is over the limit of " + std::to_string(limits::kMaxGpus) + " GPUs",
+           "nodes x gpus_per_node <= " + std::to_string(limits::kMaxGpus));
+  std::size_t points = 0;
+  if (__builtin_mul_overflow(s.strategies.size(), s.nodes.size(), &points) ||
+      __builtin_mul_overflow(points, s.nic_gbps.size(), &points) ||
+      points > limits::kMaxSweepPoints)
+    r.fail("cluster.nodes",
+           std::to_string(s.strategies.size()) + " strategies x " + std::to_string(s.nodes.size()) +
+               " node counts x " + std::to_string(s.nic_gbps.size()) +
+               " bandwidths is over the limit of " + std::to_string(limits::kMaxSweepPoints) +
+               " points",
+           "at most " + std::to_string(limits::kMaxSweepPoints) + " points (split the sweep)");
   if (m.kind == "fixed" && int(m.slowdown.size()) != largest)
     r.fail("strategy_options.stragglers.slowdown",
            "has " + std::to_string(m.slowdown.size()) + " factors for " + std::to_string(largest) +
                " workers",
            "one factor per worker of the largest sweep point (" + std::to_string(largest) + ")");
+}
+
+// A name that becomes a file or folder name (results/NAME, traces): nothing that could
+// leave the folder it is written to, or confuse a shell.
+bool safe_name(const std::string& n) {
+  if (n.empty() || n.size() > limits::kMaxNameChars || n == "." || n == "..") return false;
+  for (const char c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
+
+// The file's stem when the scenario gives no name, with other characters made '_'.
+std::string name_from_path(const std::string& path) {
+  std::string n = fs::path(path).stem().string().substr(0, limits::kMaxNameChars);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return safe_name(n) ? n : "scenario";
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -244,8 +291,8 @@ Network read_model(const Reader& r, const std::string& ref, const std::string& b
     const bool path_like = ref.find('/') != std::string::npos ||
                            ref.find('\\') != std::string::npos || fs::path(ref).has_extension();
     if (!fs::exists(p, ec)) {
-      if (path_like) r.fail("model", "layer JSON '" + p.string() + "' does not exist", expected);
-      r.fail("model", "unknown model '" + ref + "'" + did_you_mean(ref, zoo_names()), expected);
+      if (path_like) r.fail("model", "layer JSON '" + quoted(p.string()) + "' does not exist", expected);
+      r.fail("model", "unknown model '" + quoted(ref) + "'" + did_you_mean(ref, zoo_names()), expected);
     }
   }
   try {
@@ -267,11 +314,11 @@ Profile read_profile(const Reader& r, const std::string& ref, const std::string&
       for (const auto& e : fs::directory_iterator(shipped_dir, ec))
         if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
       std::sort(names.begin(), names.end());
-      r.fail("profile", "no shipped profile '" + ref + "'" + did_you_mean(ref, names),
+      r.fail("profile", "no shipped profile '" + quoted(ref) + "'" + did_you_mean(ref, names),
              "one of " + list(names) + ", or a path to a profile JSON");
     }
   } else if (!fs::exists(resolve(ref, base_dir), ec)) {
-    r.fail("profile", "profile JSON '" + resolve(ref, base_dir).string() + "' does not exist",
+    r.fail("profile", "profile JSON '" + quoted(resolve(ref, base_dir).string()) + "' does not exist",
            "a shipped profile name or a path to a profile JSON");
   }
   return load_profile(ref, base_dir);  // a bad profile names its own file and field
@@ -304,8 +351,11 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
 
   Scenario s;
   s.path = where;
-  s.name =
-      j.contains("name") ? r.text(j["name"], "name", "a string") : fs::path(where).stem().string();
+  const std::string name_e = "a name of letters, digits, '.', '_' and '-' (at most " +
+                             std::to_string(limits::kMaxNameChars) + ", not . or ..)";
+  s.name = j.contains("name") ? r.text(j["name"], "name", name_e) : name_from_path(where);
+  if (!safe_name(s.name))
+    r.fail("name", "'" + json_check::quoted(s.name) + "' cannot be a folder name", name_e);
   if (j.contains("description"))
     s.description = r.text(j["description"], "description", "a string");
   s.model_ref = r.text(r.require(j, "", "model", "a zoo model or a path to a layer JSON"), "model",
@@ -365,14 +415,9 @@ const Profile& Scenario::profile_for(const std::string& strategy) const {
 }
 
 Scenario load_scenario(const std::string& path) {
-  std::ifstream in(path);
-  std::error_code ec;
-  if (!in || fs::is_directory(path, ec))
-    throw InputError(path, "", "cannot read the scenario file", "an existing scenario JSON");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, "scenario file", "an existing scenario JSON");
   const std::string dir = fs::path(path).parent_path().string();
-  return parse_scenario(text.str(), path, dir.empty() ? "." : dir);
+  return parse_scenario(text, path, dir.empty() ? "." : dir);
 }
 
 }  // namespace possim

@@ -2,18 +2,69 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+
+#include "model/child_processes.hpp"
+#include "model/error.hpp"
+#include "model/plan_check.hpp"
 
 namespace possim {
 
+namespace {
+
+std::string describe(const SweepPoint& p) {
+  char gbps[32];
+  std::snprintf(gbps, sizeof gbps, "%g", p.nic_gbps);
+  return p.strategy + " at " + std::to_string(p.nodes) + " nodes, " + gbps + " Gbit/s";
+}
+
+// Rethrows the exception being handled with `at` in front; an InputError stays one.
+[[noreturn]] void rethrow_at(const std::string& at) {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    throw InputError(at + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(at + e.what());
+  }
+}
+
+}  // namespace
+
 std::vector<SweepPoint> sweep_points(const Scenario& s) {
   std::vector<SweepPoint> points;
-  for (const auto& strategy : s.strategies)
+  for (const auto& strategy : s.strategies) {
+    if (strategy == "single") {  // one GPU of one node: the node count changes nothing
+      for (double gbps : s.nic_gbps) points.push_back(SweepPoint{strategy, 1, gbps});
+      continue;
+    }
     for (int nodes : s.nodes)
       for (double gbps : s.nic_gbps) points.push_back(SweepPoint{strategy, nodes, gbps});
+  }
   return points;
+}
+
+std::string sweep_note(const Scenario& s) {
+  const bool single = std::find(s.strategies.begin(), s.strategies.end(), "single") != s.strategies.end();
+  if (!single || s.nodes.size() < 2) return "";
+  return "note: single runs on one GPU of one node, so it has one row per bandwidth, not one per "
+         "node count";
+}
+
+std::string analytic_caveat(const Scenario& s) {
+  std::string ignored;
+  const auto add = [&](const std::string& what) { ignored += (ignored.empty() ? "" : ", ") + what; };
+  if (s.options.consistency == Consistency::ssp) add("SSP staleness " + std::to_string(s.options.staleness));
+  if (s.options.stragglers.kind != "none") add(s.options.stragglers.kind + " stragglers");
+  if (s.gpus_per_node > 1) add("the GPUs of a node beyond the first");
+  if (ignored.empty()) return "";
+  return "the analytic engine ignores " + ignored +
+         " (it cannot model them faithfully); --engine simgrid simulates them";
 }
 
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
@@ -39,6 +90,7 @@ static RunOptions run_options(const Scenario& s, const PointOptions& opt) {
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
   const SweepPoint one{"single", 1, s.nic_gbps.front()};
   const SyncPlan plan = make_plan("single", plan_request(s, one));
+  check_plan(plan, s.network);
   RunOptions o = run_options(s, PointOptions{});
   o.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
   const Result r = engine.run(plan, s.network, o);
@@ -48,20 +100,38 @@ double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
                  double single_ips, const PointOptions& opt) {
   const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
+  check_plan(plan, s.network);
   Result r = engine.run(plan, s.network, run_options(s, opt));
+  if (!std::isfinite(r.iteration_s))
+    throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");
   r.finish(single_ips);
   return r;
 }
 
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
                               const Progress& progress, const PointOptions& opt) {
-  const double single = single_gpu_images_per_s(s, engine);
+  const std::string where = s.path.empty() ? "" : s.path + ": ";
+  double single = 0;
+  try {
+    single = single_gpu_images_per_s(s, engine);
+  } catch (...) {
+    rethrow_at(where + "the single-GPU baseline: ");
+  }
   const auto points = sweep_points(s);
   std::vector<Result> results(points.size());
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex mutex;
   std::exception_ptr failure;
+  // The first failure ends the sweep: no more points, and the simulations under way
+  // (child processes) are killed rather than waited for; their errors are not reported.
+  const auto stop = [&](std::exception_ptr e) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    next = points.size();  // stop handing out points
+    if (failure) return;
+    failure = e;
+    child_processes::kill_running();
+  };
   const auto work = [&] {
     for (std::size_t i; (i = next++) < points.size();) {
       try {
@@ -70,9 +140,11 @@ std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
         results[i] = std::move(r);
         if (progress) progress(++done, points.size(), results[i]);
       } catch (...) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        next = points.size();  // stop handing out points
+        try {
+          rethrow_at(where + describe(points[i]) + ": ");
+        } catch (...) {
+          stop(std::current_exception());
+        }
       }
     }
   };

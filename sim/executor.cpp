@@ -198,14 +198,18 @@ void Executor::launch(const Instance& in) {
     case TaskKind::gather:
     case TaskKind::scatter:
     case TaskKind::apply: {
+      // Gather and scatter run on a worker's GPU-to-GPU path; an apply's `who` is a slice
+      // index (there may be more slices than workers), and it runs on its shard's node.
       double amount = task.bytes;
-      sg4::Host* host = platform_.d2d[std::size_t(std::max(0, in.who))];
+      sg4::Host* host = nullptr;
       std::string track = "GPU-GPU";
       if (task.kind == TaskKind::apply) {
         const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
         host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
         amount = stragglers_.active(in.t) * s.bytes + task.duration_s * host->get_speed();
         track = "shard " + std::to_string(s.shard) + " CPU";
+      } else {
+        host = platform_.d2d[std::size_t(in.who)];
       }
       if (amount <= 0) {
         complete(in);
@@ -265,9 +269,13 @@ void Executor::run_gpu(int worker, int gpu) {
 void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notify_shards) {
   const std::size_t id = index(in.t, in.task, in.who);
   std::vector<HostFlow> remote;
-  for (const Flow& f : flows) {
+  // Shard patterns: expand_flows makes one flow per slice, in the tensor's slice order.
+  const bool per_slice = plan_.tasks[in.task].tensor >= 0;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
     if (f.src_node == f.dst_node) continue;  // stays on the host
     HostFlow h;
+    h.slice = per_slice ? int(i) : -1;
     h.src = platform_.node[std::size_t(f.src_node)];
     h.dst = inbox_[std::size_t(f.dst_node)];
     h.bytes = f.bytes;
@@ -282,8 +290,9 @@ void Executor::run_flows(const Instance& in, std::vector<Flow> flows, bool notif
     remote.insert(remote.end(), std::size_t(copies), h);
   }
   flows_left_[id] = int(remote.size()) + 1;  // +1 until the local flows are accounted
-  for (const Flow& f : flows)
-    if (f.src_node == f.dst_node && notify_shards) delivered(in, f.shard);
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    if (flows[i].src_node == flows[i].dst_node && notify_shards)
+      delivered(in, flows[i].shard, per_slice ? int(i) : -1);
   // The worker handles each of its messages first (per-message software cost), then the
   // flows go out through their sending nodes' outboxes.
   double messages = 0;
@@ -338,7 +347,7 @@ void Executor::send_group(std::vector<Outgoing> open) {
     open.erase(open.begin() + long(done));
     flow_landed(o.in.t, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
     record_flow(o, sent_at);
-    if (o.notify_shards && --*o.flow.slice_left == 0) delivered(o.in, o.flow.shard);
+    if (o.notify_shards && --*o.flow.slice_left == 0) delivered(o.in, o.flow.shard, o.flow.slice);
     if (--flows_left_[o.id] == 0) {
       record(o.in, "net", o.t0);
       complete(o.in);
@@ -368,13 +377,18 @@ void Executor::run_ring(const Instance& in) {
   complete(in);
 }
 
-void Executor::delivered(const Instance& push, int shard) {
+// The apply of the same tensor waits for that very slice. An apply of another tensor
+// (Adam: factors pushed, parameters applied) waits for its slice on the same shard.
+// Matching by shard alone would release one slice twice and the other never where a
+// tensor has two slices on one shard (TF stock's weights and biases on a single shard).
+void Executor::delivered(const Instance& push, int shard, int slice) {
   if (dropped(push.t, push.who)) return;
   for (const Dep& d : dependents_[push.task]) {
     const int u = push.t + int(d.lag);
     if (u >= k_ || plan_.tasks[d.task].scope != Scope::shard) continue;
-    const int slice = shard_slice_[d.task][std::size_t(shard)];
-    if (slice >= 0) release(u, d.task, slice);
+    const bool same_tensor = plan_.tasks[d.task].tensor == plan_.tasks[push.task].tensor;
+    const int target = same_tensor ? slice : shard_slice_[d.task][std::size_t(shard)];
+    if (target >= 0) release(u, d.task, target);
   }
 }
 

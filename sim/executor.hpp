@@ -35,6 +35,7 @@ struct HostFlow {
   double bytes = 0;
   int messages = 0;
   int shard = -1;
+  int slice = -1;  // push/pull: index of the slice it carries in the task's tensor
   int src_node = -1, dst_node = -1;  // NIC traffic only; -1 for PCIe copies
   // Flows still in flight of the slice this flow carries (several with flow_per_kv_pair):
   // the shard counts the slice as delivered when the last one lands.
@@ -73,7 +74,8 @@ class Executor {
   void stop_drains();
   int source(int t) const { return steady_ >= 0 && t > steady_ ? steady_ : t; }
   double shift(int t) const { return double(t - source(t)) * period_; }
-  void delivered(const Instance& push, int shard);  // one worker's flow reached a shard
+  // One worker's flow carrying slice `slice` (on `shard`) of the push's tensor landed.
+  void delivered(const Instance& push, int shard, int slice);
 
   void run_gpu(int worker, int gpu);  // gpu 0: the leader
   struct Outgoing {
@@ -105,7 +107,8 @@ class Executor {
   std::vector<std::size_t> offset_;
   std::size_t stride_ = 0;
   std::vector<std::vector<Dep>> dependents_;
-  // shard_slice_[task][shard] = slice index of that shard in the task's tensor, or -1.
+  // shard_slice_[task][shard] = slice index of that shard in the task's tensor, or -1
+  // (the last one, when a tensor has several slices on one shard: TF stock's variables).
   std::vector<std::vector<int>> shard_slice_;
   std::vector<int> pending_;
   std::vector<int> flows_left_;  // per instance: flows in flight, or GPUs still computing it

@@ -11,6 +11,8 @@
 #include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 
+#include "model/child_processes.hpp"
+#include "model/plan_check.hpp"
 #include "model/result_io.hpp"
 #include "sim/executor.hpp"
 
@@ -57,12 +59,19 @@ void write_all(int fd, const std::string& s) {
 }  // namespace
 
 Result SimGridEngine::run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const {
+  check_simulation_size(plan, opt.flow_per_kv_pair);  // before the child allocates it
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("simgrid engine: pipe: ") + std::strerror(errno));
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t child = ::fork();
-  if (child < 0) throw std::runtime_error(std::string("simgrid engine: fork: ") + std::strerror(errno));
+  pid_t child = -1;
+  try {
+    child = child_processes::spawn();
+  } catch (...) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw;
+  }
   if (child == 0) {
     ::close(fds[0]);
     int status = 0;
@@ -86,6 +95,12 @@ Result SimGridEngine::run(const SyncPlan& plan, const Network& net, const RunOpt
     out.append(buf, std::size_t(n));
   }
   ::close(fds[0]);
+  // Wait without reaping, forget, then reap: the pid cannot be reused while tracked, so
+  // an interrupt's stop_all() never signals a stranger.
+  siginfo_t info{};
+  while (::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  child_processes::forget(child);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }

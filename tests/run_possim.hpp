@@ -7,6 +7,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,13 +20,24 @@ struct Output {
   std::string out, err;
 };
 
+// The binary under test: this build's, or $POSSIM_TEST_BINARY (to run the CLI tests
+// against another build, e.g. to see a new test fail before its fix).
+inline std::string possim_binary() {
+  const char* other = std::getenv("POSSIM_TEST_BINARY");
+  return other && *other ? other : POSSIM_BINARY;
+}
+
 // Runs possim with args (shell syntax) in folder `cwd`; stdout and stderr captured
-// separately (stderr through cwd/stderr.txt).
-inline Output run_possim(const std::string& args, const std::filesystem::path& cwd =
-                                                      std::filesystem::temp_directory_path()) {
+// separately (stderr through cwd/stderr.txt). With timeout_s > 0, possim is killed after
+// that long (status 124), so that a test of a hang fails instead of hanging.
+inline Output run_possim(const std::string& args,
+                         const std::filesystem::path& cwd = std::filesystem::temp_directory_path(),
+                         int timeout_s = 0) {
   const std::filesystem::path err_file = cwd / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + POSSIM_BINARY + "' " + args + " 2>'" +
-                          err_file.string() + "'";
+  const std::string limit =
+      timeout_s > 0 ? "timeout -k 2 " + std::to_string(timeout_s) + " " : std::string();
+  const std::string cmd = "cd '" + cwd.string() + "' && " + limit + "'" + possim_binary() + "' " +
+                          args + " 2>'" + err_file.string() + "'";
   Output o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

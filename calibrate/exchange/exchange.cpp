@@ -32,21 +32,40 @@ std::string fmt(double x, const char* f = "%.4g") {
   return b;
 }
 
-void check_options(const ExchangeOptions& opt) {
-  if (opt.workers < 1) throw InputError("--workers", "", "must be at least 1", "an integer >= 1");
-  if (opt.shards < 1) throw InputError("--shards", "", "must be at least 1", "an integer >= 1");
+// Every node of a local exchange is a process (with --netns, a namespace too): more than
+// this is a fork bomb, not a measurement. Across real nodes (--coordinator), the cap is
+// a scenario's node limit.
+constexpr int kMaxLocalNodes = 256, kMaxRankNodes = 65536;
+
+void check_options(const ExchangeOptions& opt, bool local) {
+  const int most = local ? kMaxLocalNodes : kMaxRankNodes;
+  const std::string nodes_e = "an integer in [1, " + std::to_string(most) + "]" +
+                              (local ? " for a local exchange" : "");
+  if (opt.workers < 1 || opt.workers > most)
+    throw InputError("--workers", "", std::to_string(opt.workers) + " is not a worker count", nodes_e);
+  if (opt.shards < 1 || opt.shards > most)
+    throw InputError("--shards", "", std::to_string(opt.shards) + " is not a shard count", nodes_e);
   if (opt.nodes() < 2)
     throw InputError("--workers", "", "one node has no network path to measure",
                      "--workers 2 or more, or --dedicated-servers");
-  if (opt.repeats < 1) throw InputError("--repeats", "", "must be at least 1", "an integer >= 1");
-  if (opt.burst_count < 2) throw InputError("--burst", "", "must be at least 2", "an integer >= 2");
+  if (opt.repeats < 1 || opt.repeats > 1000)
+    throw InputError("--repeats", "", std::to_string(opt.repeats) + " is out of range", "an integer in [1, 1000]");
+  if (opt.burst_count < 2 || opt.burst_count > 100000)
+    throw InputError("--burst", "", std::to_string(opt.burst_count) + " is out of range",
+                     "an integer in [2, 100000]");
+  if (!(opt.timeout_s > 0 && opt.timeout_s <= 86400))
+    throw InputError("--timeout", "", "is out of range", "seconds in (0, 86400]");
+  if (opt.netns && (opt.mtu < 576 || opt.mtu > 65535))
+    throw InputError("--mtu", "", std::to_string(opt.mtu) + " is out of range", "bytes in [576, 65535]");
+  if (!(opt.line_rate_gbit >= 0 && opt.line_rate_gbit <= 1000))
+    throw InputError("--line-gbit", "", "is out of range", "Gbit/s in [0, 1000] (0: unknown)");
   std::vector<double> all = opt.kv_sizes_bytes;
   all.insert(all.end(), opt.sf_sizes_bytes.begin(), opt.sf_sizes_bytes.end());
   for (double b : all)
     if (!(b >= 1 && b <= 1e9))
       throw InputError("--sizes", "", "message size " + fmt(b) + " out of range", "1 byte .. 1 GB");
-  if (opt.netns && !(opt.rate_gbit > 0))
-    throw InputError("--rate-gbit", "", "must be positive", "Gbit/s > 0");
+  if (opt.netns && !(opt.rate_gbit > 0 && opt.rate_gbit <= 1000))
+    throw InputError("--rate-gbit", "", "must be positive and finite", "Gbit/s in (0, 1000]");
 }
 
 // Drive the nodes behind `controls` (index = node id) through one exchange.
@@ -281,7 +300,7 @@ void fit_samples(ExchangeResult& r, const json& node_stats) {
 }
 
 ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
-  check_options(opt);
+  check_options(opt, true);
   const auto t0 = Clock::now();
   std::unique_ptr<NetnsCluster> cluster;
   json topology = {{"nodes", opt.nodes()},
@@ -336,7 +355,7 @@ ExchangeResult run_local_exchange(const ExchangeOptions& opt) {
 
 ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& host, int port,
                                  int rank, int size) {
-  check_options(opt);
+  check_options(opt, false);
   if (size != opt.nodes())
     throw InputError(
         "mpirun -np", "",

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "model/cost.hpp"
+#include "model/error.hpp"
+#include "model/limits.hpp"
 
 namespace possim {
 
@@ -98,7 +100,13 @@ int PlanBuilder::tensor_hashed(int layer, double bytes) {
   tensor.layer = layer;
   tensor.bytes = bytes;
   const double kv = req_.options.kv_pair_bytes;
-  const long long pairs = std::max(1LL, (long long)std::ceil(bytes / kv));
+  // Pairs are dealt one by one: bound them before the loop (and before the cast).
+  const double want = std::ceil(bytes / kv);
+  if (!(want <= double(limits::kMaxKvPairs - next_pair_)))
+    throw InputError("layer '" + net().layers.at(std::size_t(layer)).name + "' of " + net().name +
+                     " would make the plan's KV pairs more than " + std::to_string(limits::kMaxKvPairs) +
+                     ", the limit (expected a larger strategy_options.kv_pair_bytes or a smaller model)");
+  const long long pairs = std::max(1LL, (long long)want);
   std::map<int, Slice> by_shard;
   for (long long i = 0; i < pairs; ++i) {
     const int shard = int(next_pair_++ % shards());

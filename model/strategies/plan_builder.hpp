@@ -86,7 +86,8 @@ class PlanBuilder {
   SyncPlan plan_;
   std::vector<LayerTime> times_;
   std::vector<TaskId> forward_, backward_;
-  long long next_pair_ = 0;      // global KV-pair counter for even hashing
+  long long next_pair_ = 0;      // global KV-pair counter for even hashing (and the plan's
+                                 // pair count, at most limits::kMaxKvPairs)
   long long next_variable_ = 0;  // TF round-robin counter
 };
 

@@ -1,0 +1,70 @@
+#include "cli/interrupt.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "model/child_processes.hpp"
+
+namespace possim::cli {
+
+namespace {
+
+std::mutex mutex;
+std::vector<std::string> paths;
+std::atomic<bool> interrupted{false};
+
+void watch(sigset_t set) {
+  int sig = 0;
+  while (sigwait(&set, &sig) != 0) {
+  }
+  interrupted = true;
+  child_processes::stop_all();
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& p : paths) {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+    }
+  }
+  _exit(128 + sig);
+}
+
+}  // namespace
+
+void handle_interrupts() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread(watch, set).detach();
+}
+
+void remove_on_interrupt(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(mutex);
+  paths.push_back(path);
+}
+
+void forget_on_interrupt(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(mutex);
+  paths.erase(std::remove(paths.begin(), paths.end(), path), paths.end());
+}
+
+void wait_if_interrupted() {
+  // A signal still pending is one the watcher is about to take (a terminal's Ctrl-C
+  // reaches the children too, and one may have died of it first).
+  sigset_t pending;
+  sigpending(&pending);
+  if (!interrupted && !sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM)) return;
+  for (;;) pause();
+}
+
+}  // namespace possim::cli

@@ -1,0 +1,122 @@
+#include "cli/output_folder.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/interrupt.hpp"
+#include "model/error.hpp"
+
+namespace possim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The destination as an absolute path without a trailing separator ("out/" -> /cwd/out).
+fs::path normal(const std::string& dest) {
+  fs::path p = fs::absolute(fs::path(dest)).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p;
+}
+
+}  // namespace
+
+OutputFolder::OutputFolder(const std::string& dest, const std::string& option)
+    : dest_(dest), option_(option) {
+  if (dest.empty()) throw InputError(option_, "", "is empty", "a folder path");
+  const fs::path p = normal(dest);
+  if (p == p.root_path()) throw InputError(option_, "", "'" + dest + "' is the root folder", "a folder path");
+  // The nearest part of the path that exists must be a folder.
+  for (fs::path q = p; !q.empty(); q = q.parent_path()) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(q, ec);
+    if (st.type() == fs::file_type::not_found) {
+      if (q == q.root_path()) break;
+      continue;
+    }
+    if (st.type() != fs::file_type::directory)
+      throw InputError(option_, "",
+                       q == p ? "'" + dest + "' exists and is not a folder"
+                              : "'" + dest + "' is under '" + q.string() + "', which is not a folder",
+                       "a folder path (existing or new)");
+    break;
+  }
+}
+
+OutputFolder::~OutputFolder() {
+  if (!committed_) clean_up();
+}
+
+void OutputFolder::make_temp() {
+  const fs::path p = normal(dest_);
+  // Parent folders first, remembered so that a failure can remove them again.
+  std::vector<fs::path> missing;
+  for (fs::path q = p.parent_path(); !q.empty() && q != q.root_path(); q = q.parent_path()) {
+    std::error_code ec;
+    if (fs::exists(q, ec)) break;
+    missing.push_back(q);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    remove_on_interrupt(it->string());
+    made_.push_back(it->string());
+    if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
+      throw InputError(option_, "", "cannot make folder '" + it->string() + "': " + std::strerror(errno),
+                       "a folder path possim may write to");
+  }
+  const fs::path temp = p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  temp_ = temp.string();
+  remove_on_interrupt(temp_);
+  std::error_code ec;
+  fs::remove_all(temp, ec);  // a leftover of a killed run with the same pid
+  if (::mkdir(temp.c_str(), 0777) != 0)
+    throw InputError(option_, "", "cannot make folder '" + temp_ + "': " + std::strerror(errno),
+                     "a folder path possim may write to");
+}
+
+void OutputFolder::write(const std::string& name, const std::string& contents) {
+  if (temp_.empty()) make_temp();
+  const fs::path file = fs::path(temp_) / name;
+  std::ofstream f(file, std::ios::binary | std::ios::trunc);
+  f << contents;
+  f.flush();
+  if (!f) throw std::runtime_error(file.string() + ": write failed");
+  files_.push_back(name);
+}
+
+void OutputFolder::commit() {
+  const fs::path p = normal(dest_);
+  std::error_code ec;
+  if (!fs::exists(p, ec)) {
+    fs::rename(temp_, p, ec);
+    if (ec) throw std::runtime_error(dest_ + ": cannot rename the results into place: " + ec.message());
+  } else {
+    for (const auto& name : files_) {
+      fs::rename(fs::path(temp_) / name, p / name, ec);
+      if (ec) throw std::runtime_error((p / name).string() + ": cannot rename into place: " + ec.message());
+    }
+    fs::remove(temp_, ec);
+  }
+  committed_ = true;
+  forget_on_interrupt(temp_);
+  for (const auto& m : made_) forget_on_interrupt(m);
+}
+
+void OutputFolder::clean_up() noexcept {
+  std::error_code ec;
+  if (!temp_.empty()) {
+    fs::remove_all(temp_, ec);
+    forget_on_interrupt(temp_);
+  }
+  for (auto it = made_.rbegin(); it != made_.rend(); ++it) {
+    fs::remove(*it, ec);  // only if empty: something else may have appeared in it
+    forget_on_interrupt(*it);
+  }
+}
+
+}  // namespace possim::cli

@@ -1,0 +1,28 @@
+// The child processes possim forks (the SimGrid engine runs each simulation in one),
+// tracked so that an interrupt ends them all instead of leaving orphans. Here in model/
+// because both the engine that forks (sim/) and the command that handles the signal
+// (cli/) depend on it.
+#pragma once
+#include <sys/types.h>
+
+namespace possim::child_processes {
+
+// fork(), with the child tracked until forget(). In the child, SIGINT and SIGTERM are
+// unblocked again (the parent blocks them for its watcher thread), so a terminal's
+// Ctrl-C still ends it. Throws std::runtime_error once stop_all() has begun.
+pid_t spawn();
+void forget(pid_t child);
+
+// SIGKILL every tracked child; whoever waits for it sees it fail. For a sweep that has
+// failed at one point and need not finish the others.
+void kill_running();
+
+// SIGKILL every tracked child and wait until each is gone; spawn() fails from now on.
+// Called once, by the interrupt watcher.
+void stop_all();
+
+// stop_all() has begun: the process is about to exit on an interrupt, and whatever
+// failed because its child was killed should wait for that instead of reporting it.
+bool stopping();
+
+}  // namespace possim::child_processes
