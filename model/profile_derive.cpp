@@ -21,7 +21,8 @@
 // (then the lower-bound intensity caps them: conservative), and the memory-bound kinds scale
 // with bandwidth: their efficiency changes by (B_n / B_b) / (P_n / P_b).
 //
-// Other fields: rebuild_flops_per_s (an SGEMM) scales like fc; quantize_bytes_per_s (a
+// Other fields: rebuild_flops_per_s (one deep SGEMM, inner dimension (P1-1)K, so
+// compute-bound) scales with the fp32 peak; quantize_bytes_per_s (a
 // streaming pass) with B_n / B_b; pcie_bytes_per_s keeps the base's achieved fraction of
 // its raw link rate (pcie_raw_bytes_per_s); d2d_bytes_per_s comes from NVLink when the new
 // GPU has it (at the same achieved fraction of the link rate) and otherwise from PCIe peer
@@ -273,7 +274,6 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
       " for conv and fc (they keep their fraction of the fp32 peak) and the peak for "
       "the memory-bound kinds (which therefore scale with bandwidth, x " +
       g(Bn / Bb) + "); efficiency = R_n / " + g(Pn) + ". Per kind:";
-  double fc_ratio = 1;  // R_n / R_b of fc, for the SF rebuild GEMM
   for (LayerKind k : kAllKinds) {
     const auto it = base.kind_efficiency.find(k);
     const bool given = it != base.kind_efficiency.end();
@@ -285,7 +285,6 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
     const double comp_roof = cb ? Rb * Pn / Pb : Pn;
     const double Rn = std::min({comp_roof, mem_roof, Pn});
     p.kind_efficiency[k] = Rn / Pn;
-    if (k == LayerKind::fc) fc_ratio = Rn / Rb;
     const char* bound = Rn == Pn ? "at the peak" : Rn == mem_roof ? "memory roof" : "compute roof";
     kinds += std::string(" ") + to_string(k) +
              (cb ? " (compute-bound kind)" : " (memory-bound kind)") + ": base " + g(eb) +
@@ -312,9 +311,12 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
                     std::to_string(base.measured.size()) +
                     " sets) belong to the base GPU and are not carried over.";
 
-  p.rebuild_flops_per_s = base.rebuild_flops_per_s * fc_ratio;
-  src["rebuild_flops_per_s"] = from + "the SF rebuild is an fp32 SGEMM: scaled like fc, base " +
-                               g(base.rebuild_flops_per_s) + " x " + g(fc_ratio) + " = " +
+  // The rebuild GEMM's inner dimension is (P1-1)K, far deeper than an FC layer's batch:
+  // compute-bound, so it keeps its fraction of the fp32 peak.
+  p.rebuild_flops_per_s = base.rebuild_flops_per_s * Pn / Pb;
+  src["rebuild_flops_per_s"] = from + "the SF rebuild is one deep fp32 SGEMM (inner dimension "
+                               "(P1-1)K), compute-bound: scaled with the fp32 peak, base " +
+                               g(base.rebuild_flops_per_s) + " x " + g(Pn / Pb) + " = " +
                                g(p.rebuild_flops_per_s) + " FLOP/s.";
 
   p.quantize_bytes_per_s = base.quantize_bytes_per_s * Bn / Bb;

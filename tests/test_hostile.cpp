@@ -459,7 +459,8 @@ TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2; a fit
   write(dir / "fast.csv",
         "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,single,1,10,0.00101\n"
         "alexnet,single,1,10,0.00101\n");
-  const std::string fit = "calibrate fit fast.csv --profile titanx_maxwell --out fitted.json -q ";
+  const std::string fit =
+      "calibrate fit fast.csv --profile titanx_maxwell --engine analytic --out fitted.json -q ";
   for (const std::string bad : {"--shards 0", "--shards -2", "--free compute_scale,compute_scale",
                                 "--free tcp_goodput,per_message_s,tcp_goodput", "--latency-us nan",
                                 "--start compute_scale=inf"})

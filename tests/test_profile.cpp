@@ -64,17 +64,23 @@ TEST_CASE("Shipped titanx_maxwell profile loads with a source for every number",
   CHECK(p.path == std::string(POSSIM_SOURCE_DIR) + "/profiles/titanx_maxwell.json");
   CHECK(p.peak_flops_per_s == 6.6e12);
   CHECK(p.kind_efficiency.at(LayerKind::conv) == 0.8);
-  CHECK(p.tcp_goodput == 0.9);
   CHECK(p.pcie_bytes_per_s == 12e9);
-  CHECK(p.server_apply_bytes_per_s == 1.11e9);
-  CHECK(p.throughput.size() == 4);
+  CHECK(p.throughput.size() == 6);  // Caffe and TensorFlow points
   for (const char* field :
        {"peak_flops_per_s", "kind_efficiency", "throughput", "pcie_bytes_per_s", "pcie_latency_s",
         "d2d_bytes_per_s", "tcp_goodput", "per_message_s", "server_apply_bytes_per_s",
-        "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s"}) {
+        "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s", "server_per_peer_s",
+        "runtime_copy_bytes_per_s", "client_pass_bytes_per_s", "server_update_bytes_per_s",
+        "stacks"}) {
     INFO(field);
     CHECK(p.sources.count(field) == 1);
   }
+  // Every parameter a stack sets says which mechanism it is and where its value came from.
+  for (const auto& [name, stack] : p.stacks)
+    for (const auto& [param, value] : stack.params) {
+      INFO(name << "." << param);
+      CHECK(stack.sources.count(param) == 1);
+    }
   // The same file by relative path.
   CHECK(load_profile("../profiles/titanx_maxwell.json", POSSIM_TESTS_DIR).name == "titanx_maxwell");
 }

@@ -113,8 +113,9 @@ TEST_CASE("V100 from the Titan X: hand-worked roofline figures", "[derive]") {
   // achieved fraction of raw PCIe, 12e9 / 15.754e9 = 0.7617.
   CHECK(p.pcie_bytes_per_s == Approx(12e9));
   CHECK(p.d2d_bytes_per_s == Approx(150e9 * 12e9 / (8e9 * 128 / 130 * 16 / 8)));
-  // SF rebuild like fc: 2.64e12 x 15.7 / 6.6 = 6.28e12; quantize like bandwidth.
-  CHECK(p.rebuild_flops_per_s == Approx(6.28e12));
+  // SF rebuild (a deep SGEMM) with the peak: 5.9e12 x 15.7 / 6.6 = 14.03e12; quantize like
+  // bandwidth.
+  CHECK(p.rebuild_flops_per_s == Approx(5.9e12 * 15.7 / 6.6));
   CHECK(p.quantize_bytes_per_s == Approx(100e9 * 900 / 336.5));
   // The host software, network and driver fields are the base's.
   CHECK(p.tcp_goodput == base.tcp_goodput);
@@ -172,7 +173,7 @@ TEST_CASE("PCIe generations, NVLink and the memory roof on the other shipped GPU
   CHECK(achieved(h100, LayerKind::conv) == Approx(5.28e12 * 3350 / 336.5));
   CHECK(h100.kind_efficiency.at(LayerKind::conv) == Approx(0.78454).epsilon(1e-4));
   CHECK(achieved(h100, LayerKind::fc) == Approx(2.64e12 * 3350 / 336.5));
-  CHECK(h100.rebuild_flops_per_s == Approx(2.64e12 * 3350 / 336.5));
+  CHECK(h100.rebuild_flops_per_s == Approx(5.9e12 * h100.peak_flops_per_s / 6.6e12));
   CHECK(h100.sources.at("kind_efficiency").find("conv (compute-bound kind): base 0.8") !=
         std::string::npos);
   // K20C: PCIe 2.0 x16 is 8e9 raw: 12e9 x 8 / 15.754 = 6.094e9; no NVLink, so peer copies at
