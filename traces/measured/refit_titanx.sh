@@ -26,5 +26,6 @@ m=traces/measured
   --free cntk_1bit.server_apply_bytes_per_s \
   --engine simgrid --restarts 2 --name titanx_maxwell --out "$tmp/stage3.json"
 cp "$tmp/stage3.json" "$out"
-for s in 1 2 3; do cp "$tmp/stage$s.calibration.json" "${out%.json}.stage$s.calibration.json"; done
-echo "wrote $out and its three stages' fit reports (${out%.json}.stage*.calibration.json)" >&2
+mkdir -p traces/measured/fit
+for s in 1 2 3; do cp "$tmp/stage$s.calibration.json" "traces/measured/fit/stage$s.calibration.json"; done
+echo "wrote $out and its three stages' fit reports (traces/measured/fit/stage*.calibration.json)" >&2
