@@ -1,0 +1,20 @@
+# The sanitizer build's report files (see POSSIM_SANITIZE in CMakeLists.txt).
+#   cmake -DDIR=<folder> -DMODE=clear -P sanitizer_reports.cmake   empty the folder
+#   cmake -DDIR=<folder> -DMODE=check -P sanitizer_reports.cmake   print every report, fail if any
+if(MODE STREQUAL "clear")
+  file(REMOVE_RECURSE "${DIR}")
+  file(MAKE_DIRECTORY "${DIR}")
+elseif(MODE STREQUAL "check")
+  file(GLOB reports "${DIR}/*")
+  if(reports)
+    list(LENGTH reports n)
+    foreach(r IN LISTS reports)
+      file(READ "${r}" text)
+      message("==== ${r}\n${text}")
+    endforeach()
+    message(FATAL_ERROR "${n} sanitizer report(s) in ${DIR}")
+  endif()
+  message("no sanitizer reports in ${DIR}")
+else()
+  message(FATAL_ERROR "MODE must be clear or check")
+endif()
