@@ -14,6 +14,7 @@ PACKAGES=(
   catch2                      # tests
   gnuplot-nox                 # report plots
   iproute2                    # network namespaces and tc for live runs
+  clang libclang-rt-14-dev    # libFuzzer for fuzz/ (the runtime is only a recommendation of clang)
 )
 
 missing=()
