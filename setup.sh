@@ -14,7 +14,8 @@ PACKAGES=(
   catch2                      # tests
   gnuplot-nox                 # report plots
   iproute2                    # network namespaces and tc for live runs
-  clang libclang-rt-14-dev    # libFuzzer for fuzz/ (the runtime is only a recommendation of clang)
+  clang-19 libclang-rt-19-dev # CI's sanitizer build and fuzz/ (libFuzzer; the runtimes are
+                              # only a recommendation of clang-19)
 )
 
 missing=()

@@ -22,12 +22,13 @@ targets=("$@")
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 WORK=${FUZZ_WORK:-$BUILD_DIR/work}
+CLANG=${FUZZ_CLANG:-clang-19}  # the compiler of CI's sanitizer build; any clang with libFuzzer works
 
-if ! command -v clang++ >/dev/null; then
-  echo "fuzz: clang++ not found (./setup.sh installs clang and libclang-rt-14-dev)" >&2
+if ! command -v "${CLANG/clang/clang++}" >/dev/null; then
+  echo "fuzz: ${CLANG/clang/clang++} not found (./setup.sh installs clang-19 and libclang-rt-19-dev)" >&2
   exit 2
 fi
-CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=$CLANG CXX=${CLANG/clang/clang++} cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPOSSIM_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >&2
 
