@@ -14,6 +14,9 @@ PACKAGES=(
   catch2                      # tests
   gnuplot-nox                 # report plots
   iproute2                    # network namespaces and tc for live runs
+  clang-19 libclang-rt-19-dev # CI's sanitizer build and fuzz/ (libFuzzer; the runtimes are
+                              # only a recommendation of clang-19)
+  llvm-19                     # llvm-symbolizer-19: function names and lines in their stacks
 )
 
 missing=()
