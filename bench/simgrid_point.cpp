@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
   r.iterations = std::atoi(argv[5]);
   const SyncPlan plan = make_plan(argv[2], r);
   const auto t0 = std::chrono::steady_clock::now();
-  RunOptions opt;
-  opt.reuse_repeating_iterations = argc == 6;
-  const Result res = sim::simulate_here(plan, net, opt);
+  sim::SimGridOptions sim;
+  sim.reuse_repeating_iterations = argc == 6;
+  const Result res = sim::simulate_here(plan, RunOptions{}, sim);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%.3f %.6f %.0f %d\n", wall, res.iteration_s, res.flows_per_iteration, res.simulated_iterations);
   return 0;

@@ -178,7 +178,7 @@ double predict_iteration_s(const Profile& base, const Network& net, const Measur
   r.batch_per_gpu = pt.batch;
   r.iterations = a.iterations;
   const SyncPlan plan = make_plan(pt.strategy, r);
-  return engine.run(plan, net, RunOptions{}).iteration_s;
+  return engine.run(plan, RunOptions{}).iteration_s;
 }
 
 double relative_error(const MeasurementPoint& pt, double predicted_iteration_s) {

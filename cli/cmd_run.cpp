@@ -38,7 +38,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
   }
   t.print(out);
   if (!sweep_note(s).empty()) out << "\n" << sweep_note(s) << "\n";
-  // Say when SimGrid reported iterations from a repeated one (RunOptions explains why exact).
+  // Say when SimGrid reported iterations from a repeated one (sim::SimGridOptions explains why exact).
   std::size_t reused = 0;
   int simulated = 0;
   for (const Result& r : results)
@@ -75,7 +75,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!parse("run", args, desc, pos, vm, "SCENARIO [--engine E] [--out DIR] [--trace]")) return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name);
+  const auto engine = make_engine(engine_name, all_iterations);
   if (out_dir.empty()) out_dir = "results/" + s.name;
   if (jobs < 1 || jobs > kMaxJobs)
     throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
@@ -93,7 +93,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %d nodes %g Gbit/s, %.1f s", done, total,
                  r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
   };
-  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, PointOptions{trace, all_iterations});
+  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, RunOptions{trace});
   if (tty) std::fprintf(stderr, "\r\033[K");
 
   nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},

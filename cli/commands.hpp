@@ -18,7 +18,8 @@ int cmd_validate(const std::vector<std::string>& args);
 int cmd_profile(const std::vector<std::string>& args);
 
 // Engines selectable with --engine; throws InputError for an unknown name.
-std::unique_ptr<Engine> make_engine(const std::string& name);
+// all_iterations: SimGrid simulates every iteration, even those that provably repeat.
+std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false);
 std::string default_engine();
 std::string engine_names();
 

@@ -8,9 +8,11 @@ namespace possim::cli {
 std::string default_engine() { return "simgrid"; }
 std::string engine_names() { return "simgrid (contention, discrete-event), analytic (closed form)"; }
 
-std::unique_ptr<Engine> make_engine(const std::string& name) {
+std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations) {
   if (name == "analytic") return std::make_unique<AnalyticEngine>();
-  if (name == "simgrid") return std::make_unique<sim::SimGridEngine>();
+  sim::SimGridOptions sim;
+  sim.reuse_repeating_iterations = !all_iterations;
+  if (name == "simgrid") return std::make_unique<sim::SimGridEngine>(sim);
   throw InputError("--engine", "unknown engine '" + name + "'", "simgrid or analytic");
 }
 

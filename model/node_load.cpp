@@ -1,5 +1,7 @@
 #include "model/node_load.hpp"
 
+#include "model/collective.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -98,16 +100,16 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       load.messages_max = workers - 1;
       load.total_bytes = double(workers) * (workers - 1) * t.bytes;
       break;
-    case FlowPattern::ring:
-      if (workers >= 2) {
-        const double per_worker = 2.0 * (workers - 1) / workers * t.bytes;
-        load.tx_bytes_max = load.rx_bytes_max = per_worker;
-        load.tx_bytes_mean = load.rx_bytes_mean = per_worker;
-        load.messages_max = 2.0 * (workers - 1);
-        load.total_bytes = per_worker * workers;
-        load.sequential_steps = 2 * (workers - 1);
-      }
+    case FlowPattern::collective: {
+      const CollectiveLoad c = collective_load(t.collective, workers, t.bytes, t.chunks);
+      load.tx_bytes_max = c.tx_bytes_max;
+      load.rx_bytes_max = c.rx_bytes_max;
+      load.tx_bytes_mean = load.rx_bytes_mean = c.total_bytes / std::max(1, workers);
+      load.messages_max = c.messages_max;
+      load.total_bytes = c.total_bytes;
+      load.sequential_steps = std::max(1, c.rounds_max);
       break;
+    }
   }
   return load;
 }

@@ -16,7 +16,7 @@ struct NodeLoad {
   double messages_max = 0;
   double tx_bytes_mean = 0, rx_bytes_mean = 0; // per node of the sending / receiving role
   double total_bytes = 0;                      // all instances together, off-host only
-  int sequential_steps = 1;                    // latencies paid in series (ring: 2(P-1))
+  int sequential_steps = 1;                    // latencies paid in series (collective rounds)
 };
 
 // Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once).

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "model/error.hpp"
+#include "model/collective.hpp"
 #include "model/limits.hpp"
+#include "model/task_cost.hpp"
 
 namespace possim {
 
@@ -34,7 +36,7 @@ double busiest_bytes(const SyncPlan& plan, const Task& t) {
     case FlowPattern::from_shards:  // a shard exchanges its slice with every worker
       return plan.tensors.at(std::size_t(t.tensor)).bytes * t.scale * workers;
     case FlowPattern::to_peers: return t.bytes * (workers - 1);
-    case FlowPattern::ring: return 2 * t.bytes;
+    case FlowPattern::collective: return 2 * t.bytes;  // ring and tree: ~2 x the vector each way
     case FlowPattern::none: return 0;
   }
   return 0;
@@ -43,31 +45,19 @@ double busiest_bytes(const SyncPlan& plan, const Task& t) {
 // Seconds the task takes on its resource, at most (one instance, no contention).
 double task_seconds(const SyncPlan& plan, const Task& t) {
   const Rates& r = plan.rates;
-  switch (t.kind) {
-    case TaskKind::forward:
-    case TaskKind::backward:
-    case TaskKind::quantize:
-    case TaskKind::rebuild: return t.duration_s;
-    case TaskKind::copy_d2h:
-    case TaskKind::copy_h2d: return r.pcie_latency_s + t.bytes / r.pcie_bytes_per_s;
-    case TaskKind::gather:
-    case TaskKind::scatter: return t.bytes / r.d2d_bytes_per_s;
-    case TaskKind::apply:
+  switch (t.resource) {
+    case Resource::server_cpu:
       return t.duration_s +
              plan.workers * plan.tensors.at(std::size_t(t.tensor)).bytes / r.server_apply_bytes_per_s;
-    case TaskKind::push:
-    case TaskKind::pull:
-    case TaskKind::broadcast:
-    case TaskKind::allreduce: {
+    case Resource::network: {
       double messages = 0;
       if (t.tensor >= 0)
         for (const Slice& s : plan.tensors[std::size_t(t.tensor)].slices) messages += s.pairs;
       return busiest_bytes(plan, t) / r.nic_bytes_per_s + messages * r.per_message_s +
              2.0 * plan.workers * r.latency_s;
     }
-    case TaskKind::barrier: return 0;
+    default: return resource_seconds(r, t);
   }
-  return 0;
 }
 
 [[noreturn]] void too_large(const char* what, std::uint64_t limit, const std::string& expected) {
@@ -77,7 +67,7 @@ double task_seconds(const SyncPlan& plan, const Task& t) {
 
 }  // namespace
 
-void check_plan(const SyncPlan& plan, const Network& net) {
+void check_plan(const SyncPlan& plan) {
   const Rates& r = plan.rates;
   check_rate(r.nic_bytes_per_s, "nic_bytes_per_s", false);
   check_rate(r.pcie_bytes_per_s, "pcie_bytes_per_s", false);
@@ -91,8 +81,8 @@ void check_plan(const SyncPlan& plan, const Network& net) {
     const double s = task_seconds(plan, t);
     if (std::isfinite(s) && s <= limits::kMaxTaskSeconds && std::isfinite(t.bytes)) continue;
     const std::string layer =
-        t.layer >= 0 && std::size_t(t.layer) < net.layers.size() ? " of layer '" + net.layers[std::size_t(t.layer)].name + "'" : "";
-    throw InputError(std::string(to_string(t.kind)) + layer + " would take " + g(s) +
+        t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() ? " of layer '" + plan.layers[std::size_t(t.layer)].name + "'" : "";
+    throw InputError(t.label + layer + " would take " + g(s) +
                      " s, over the limit of " + g(limits::kMaxTaskSeconds) +
                      " s per task (expected layer FLOPs and parameters, and profile rates, that "
                      "give finite task times)");
@@ -110,7 +100,7 @@ void check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair) {
   for (const Task& t : plan.tasks) {
     const std::vector<Slice>* slices =
         t.tensor >= 0 ? &plan.tensors.at(std::size_t(t.tensor)).slices : nullptr;
-    if (t.kind == TaskKind::barrier) add(instances, 1, iterations);
+    if (t.scope == Scope::cluster) add(instances, 1, iterations);
     else if (t.scope == Scope::shard) add(instances, slices->size(), iterations);
     else add(instances, workers, iterations);
     switch (t.pattern) {
@@ -122,7 +112,9 @@ void check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair) {
         break;
       }
       case FlowPattern::to_peers: add(flows, workers, workers - 1); break;
-      case FlowPattern::ring: add(flows, workers, 2 * (workers - 1)); break;
+      case FlowPattern::collective:
+        add(flows, workers, u64(collective_load(t.collective, plan.workers, t.bytes, t.chunks).messages_max));
+        break;
       case FlowPattern::none: break;
     }
   }

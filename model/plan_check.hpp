@@ -11,7 +11,7 @@ namespace possim {
 // Rates finite and positive, and every task's time (its seconds, or its bytes at the
 // rate that moves them, for the busiest node) finite and at most limits::kMaxTaskSeconds,
 // so that no engine computes with inf or NaN and results never hold them.
-void check_plan(const SyncPlan& plan, const Network& net);
+void check_plan(const SyncPlan& plan);
 
 // What an engine that simulates every task instance and flow (SimGrid) would hold:
 // instances (tasks x workers or slices x iterations) at most limits::kMaxTaskInstances,

@@ -2,6 +2,8 @@
 // path and what was expected; model and profile resolve against the scenario's folder.
 #include "model/scenario.hpp"
 
+#include "model/strategy.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -26,8 +28,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using Names = std::vector<std::string>;
 
-const Names kStrategies = {"single",   "ps",   "wfbp",   "poseidon",
-                           "tf_stock", "adam", "onebit", "allreduce"};
 constexpr const char* kDefaultProfile = "titanx_maxwell";
 // Bounds that catch unit slips and typos; generous for real clusters. Sizes that drive
 // memory and time are in model/limits.hpp.
@@ -142,15 +142,15 @@ void read_cluster(const Reader& r, const json& v, Scenario& s) {
 }
 
 void read_strategies(const Reader& r, const json& v, Scenario& s) {
-  const std::string expected = "a non-empty list from " + list(kStrategies);
+  const std::string expected = "a non-empty list from " + list(strategy_names());
   r.array(v, "strategies", expected);
   if (v.empty()) r.fail("strategies", "is an empty list", expected);
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string p = index("strategies", i);
-    const std::string name = r.text(v[i], p, "a strategy: " + list(kStrategies));
-    if (std::find(kStrategies.begin(), kStrategies.end(), name) == kStrategies.end())
-      r.fail(p, "unknown strategy '" + quoted(name) + "'" + did_you_mean(name, kStrategies),
-             "one of " + list(kStrategies));
+    const std::string name = r.text(v[i], p, "a strategy: " + list(strategy_names()));
+    if (!is_strategy(name))
+      r.fail(p, "unknown strategy '" + quoted(name) + "'" + did_you_mean(name, strategy_names()),
+             "one of " + list(strategy_names()));
     if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end())
       r.fail(p, "'" + name + "' is listed twice", "distinct strategies");
     s.strategies.push_back(name);
@@ -364,7 +364,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   s.batch_per_gpu = int(r.integer(r.require(j, "", "batch_per_gpu", batch_e), "batch_per_gpu", 1,
                                   kMaxBatch, batch_e));
   read_cluster(r, r.require(j, "", "cluster", "an object with nodes and nic_gbps"), s);
-  read_strategies(r, r.require(j, "", "strategies", "a list from " + list(kStrategies)), s);
+  read_strategies(r, r.require(j, "", "strategies", "a list from " + list(strategy_names())), s);
   if (j.contains("strategy_options")) read_options(r, j["strategy_options"], s.options);
   s.profile_ref = j.contains("profile")
                       ? r.text(j["profile"], "profile", "a shipped profile name or a path")

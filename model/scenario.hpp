@@ -7,26 +7,15 @@
 #include <vector>
 
 #include "model/cluster.hpp"
+#include "model/consistency.hpp"
 #include "model/network.hpp"
 #include "model/profile.hpp"
+#include "model/stragglers.hpp"
 
 namespace possim {
 
-enum class Consistency { bsp, ssp };
 enum class BestSchemeRule { atc17, sacp16 };
 
-struct StragglerModel {
-  // none: every worker computes at profile speed.
-  // lognormal: each worker's compute time in each iteration is scaled by
-  //            exp(N(0, sigma^2)), drawn from the scenario's seed.
-  // fixed: per-worker slowdown factors (>= 1), given explicitly.
-  std::string kind = "none";
-  double sigma = 0;
-  std::vector<double> slowdown;
-  // Drop a worker from a step's aggregation when it is later than this factor
-  // times the median worker (0: never drop; the paper's policy is to drop).
-  double drop_after = 0;
-};
 
 struct StrategyOptions {
   double kv_pair_bytes = 2.0 * 1024 * 1024;

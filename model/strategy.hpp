@@ -1,9 +1,11 @@
 // A strategy turns a scenario point into a SyncPlan. Strategies know nothing of engines.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "model/scenario.hpp"
 #include "model/sync_plan.hpp"
 
 namespace possim {
@@ -15,13 +17,13 @@ struct PlanRequest {
   int batch_per_gpu = 32;
   StrategyOptions options;
   int iterations = 5;
+  std::uint64_t seed = 1;  // stragglers
 };
 
 class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual const char* name() const = 0;
-  virtual const char* summary() const = 0;
   virtual SyncPlan plan(const PlanRequest& r) const = 0;
 };
 

@@ -57,14 +57,10 @@ std::string sweep_note(const Scenario& s) {
 }
 
 std::string analytic_caveat(const Scenario& s) {
-  std::string ignored;
-  const auto add = [&](const std::string& what) { ignored += (ignored.empty() ? "" : ", ") + what; };
-  if (s.options.consistency == Consistency::ssp) add("SSP staleness " + std::to_string(s.options.staleness));
-  if (s.options.stragglers.kind != "none") add(s.options.stragglers.kind + " stragglers");
-  if (s.gpus_per_node > 1) add("the GPUs of a node beyond the first");
-  if (ignored.empty()) return "";
-  return "the analytic engine ignores " + ignored +
-         " (it cannot model them faithfully); --engine simgrid simulates them";
+  if (s.options.stragglers.kind == "none" || s.options.consistency == Consistency::ssp) return "";
+  return "the analytic engine lets the slowest worker not dropped stand for every worker in each "
+         "iteration (" + s.options.stragglers.kind + " stragglers; no per-worker contention); --engine "
+         "simgrid simulates each worker";
 }
 
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
@@ -75,33 +71,25 @@ PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   r.batch_per_gpu = s.batch_per_gpu;
   r.options = s.options;
   r.iterations = s.iterations;
+  r.seed = s.seed;
   return r;
-}
-
-static RunOptions run_options(const Scenario& s, const PointOptions& opt) {
-  RunOptions o;
-  o.timeline = opt.timeline;
-  o.reuse_repeating_iterations = !opt.all_iterations;
-  o.seed = s.seed;
-  o.stragglers = s.options.stragglers;
-  return o;
 }
 
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
   const SweepPoint one{"single", 1, s.nic_gbps.front()};
-  const SyncPlan plan = make_plan("single", plan_request(s, one));
-  check_plan(plan, s.network);
-  RunOptions o = run_options(s, PointOptions{});
-  o.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
-  const Result r = engine.run(plan, s.network, o);
+  PlanRequest request = plan_request(s, one);
+  request.options.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
+  const SyncPlan plan = make_plan("single", request);
+  check_plan(plan);
+  const Result r = engine.run(plan, RunOptions{});
   return r.iteration_s > 0 ? s.batch_per_gpu / r.iteration_s : 0;
 }
 
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_ips, const PointOptions& opt) {
+                 double single_ips, const RunOptions& opt) {
   const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
-  check_plan(plan, s.network);
-  Result r = engine.run(plan, s.network, run_options(s, opt));
+  check_plan(plan);
+  Result r = engine.run(plan, opt);
   if (!std::isfinite(r.iteration_s))
     throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");
   r.finish(single_ips);
@@ -109,7 +97,7 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
 }
 
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
-                              const Progress& progress, const PointOptions& opt) {
+                              const Progress& progress, const RunOptions& opt) {
   const std::string where = s.path.empty() ? "" : s.path + ": ";
   double single = 0;
   try {

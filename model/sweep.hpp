@@ -23,23 +23,17 @@ std::vector<SweepPoint> sweep_points(const Scenario& s);
 // A one-line note when sweep_points merged points, else "".
 std::string sweep_note(const Scenario& s);
 
-// A one-line warning when the analytic engine would ignore part of the scenario
-// (SSP staleness, stragglers, GPUs beyond the first of a node), else "".
+// A one-line note when the analytic engine approximates part of the scenario (stragglers
+// under BSP: the slowest worker stands for all), else "". What it cannot run at all
+// (stragglers under SSP) it refuses.
 std::string analytic_caveat(const Scenario& s);
 
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p);
 
-// What a run records beyond the scenario: a timeline, and every iteration simulated even
-// when they provably repeat (RunOptions::reuse_repeating_iterations off).
-struct PointOptions {
-  bool timeline = false;
-  bool all_iterations = false;
-};
-
 // One point, finished against the single-GPU baseline of the same engine. The plan is
 // checked first (check_plan): a point that would compute with inf or NaN is an InputError.
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_gpu_images_per_s, const PointOptions& opt = {});
+                 double single_gpu_images_per_s, const RunOptions& opt = {});
 
 // Images/s of one GPU with no communication, for speedups.
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine);
@@ -51,6 +45,6 @@ using Progress = std::function<void(std::size_t done, std::size_t total, const R
 // that fails stops the sweep; its error is rethrown (InputError stays one) with the point
 // named first ("tf_stock at 1 nodes, 40 Gbit/s: ...").
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs = 1,
-                              const Progress& progress = {}, const PointOptions& opt = {});
+                              const Progress& progress = {}, const RunOptions& opt = {});
 
 }  // namespace possim

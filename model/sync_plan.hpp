@@ -1,11 +1,14 @@
 // SyncPlan: the task DAG a strategy writes and every engine executes.
 //
 // The plan is an SPMD template of ONE iteration. Every worker (the leader GPU of a
-// node and its host) runs the `worker` tasks; every parameter-server shard runs the
-// `shard` tasks of the tensors it holds. Engines unroll the template `iterations`
-// times; a dependency's `lag` says how many iterations back it points (0: this one).
+// node and its host) runs the worker-scope tasks; every parameter-server shard runs the
+// shard-scope tasks of the tensors it holds; cluster-scope tasks (barriers) run once.
+// A task names the resource it occupies and its amount in that resource's unit; engines
+// execute tasks by resource and never by which strategy step they are. Engines unroll the
+// template `iterations` times (model/instance_graph.hpp); a dependency's `lag` says how
+// many iterations back it points (0: this one).
 //
-// Dependency semantics, for an instance (iteration t, worker w or shard s):
+// Dependency semantics, for an instance (iteration t, worker w or slice s):
 //   worker task on worker task ... the same worker's task, iteration t - lag.
 //   shard task on worker task .... that task on EVERY worker (a shard aggregates all
 //                                  workers' updates before it applies them: BSP at the
@@ -14,43 +17,45 @@
 //                                  dependent task's tensor (a pull waits for each
 //                                  slice's apply; engines may start each slice's flow
 //                                  as soon as its own shard is done).
-//   barrier ...................... completes when its deps are done on EVERY worker.
-// Deps pointing before iteration 0 are satisfied.
+//   cluster task ................. completes when its deps are done on EVERY worker.
+// Deps pointing before iteration 0 are satisfied. A worker dropped as a straggler in an
+// iteration is not waited for by shard and cluster tasks.
 //
 // Tasks carry amounts, not times, where the time depends on the machine an engine
-// models: bytes for copies and flows, bytes per update for applies. Compute-like tasks
-// (forward, backward, rebuild, quantize) carry seconds fixed by the strategy from the
-// profile. `Rates` holds the conversion factors so that a plan is self-contained.
+// models: bytes for copies and flows, bytes per update for applies. GPU tasks carry
+// seconds fixed by the strategy from the profile. `Rates` holds the conversion factors,
+// and `layers` and `stragglers` the rest, so that a plan is self-contained.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "model/cluster.hpp"
-#include "model/network.hpp"
-#include "model/scenario.hpp"
+#include "model/consistency.hpp"
+#include "model/stragglers.hpp"
 
 namespace possim {
 
-enum class TaskKind : std::uint8_t {
-  forward,    // GPU: f_l for the whole batch (duration_s)
-  backward,   // GPU: b_l (duration_s)
-  quantize,   // GPU: 1-bit quantization with residual (duration_s)
-  rebuild,    // GPU: rebuild peers' gradients from sufficient factors and apply (duration_s)
-  copy_d2h,   // PCIe device->host of `bytes`
-  copy_h2d,   // PCIe host->device of `bytes`
-  gather,     // intra-node: other GPUs' gradients onto the leader, `bytes` in total
-  scatter,    // intra-node: fresh parameters from the leader to the other GPUs, `bytes` total
-  push,       // network: worker -> shards (flow pattern)
-  pull,       // network: shards -> worker
-  broadcast,  // network: worker -> every other worker (SFB)
-  allreduce,  // network: ring all-reduce among all workers
-  apply,      // server CPU: apply the aggregated update of one tensor slice
-  barrier,    // BSP: all workers' deps done
+// What a task occupies while it runs. The unit of its amount follows from the resource,
+// so an engine needs no knowledge of which strategy step a task is.
+enum class Resource : std::uint8_t {
+  gpu,         // a GPU's compute stream: duration_s
+  pcie_d2h,    // the leader GPU's PCIe link, device to host: bytes
+  pcie_h2d,    // host to device: bytes
+  intra_node,  // the GPU-to-GPU path inside a node: bytes
+  network,     // NICs: the flows of `pattern`
+  server_cpu,  // a shard's CPU: bytes of each worker's update at the apply rate, + duration_s
+  none,        // occupies nothing (a barrier)
 };
-const char* to_string(TaskKind k);
+const char* to_string(Resource r);
 
-enum class Scope : std::uint8_t { worker, shard };
+// Who runs an instance: every worker, every slice of the task's tensor on its shard, or
+// the cluster once (a barrier: done when its deps are done on every worker).
+enum class Scope : std::uint8_t { worker, shard, cluster };
+
+// GPU tasks: every GPU of a node runs its share of the batch (forward, backward), or the
+// leader GPU alone (steps on the node's gathered gradient).
+enum class GpuSet : std::uint8_t { leader, all };
 
 // Where a network task's bytes go. Concrete flows come from expand_flows().
 enum class FlowPattern : std::uint8_t {
@@ -58,8 +63,15 @@ enum class FlowPattern : std::uint8_t {
   to_shards,    // each slice of `tensor`: worker -> the slice's shard, slice bytes x scale
   from_shards,  // each slice of `tensor`: shard -> worker
   to_peers,     // worker -> each other worker, `bytes` each
-  ring,         // ring all-reduce of a `bytes` vector: 2(P-1) steps of bytes/P to the next worker
+  collective,   // `collective` over all workers on a `bytes` vector (model/collective.hpp)
 };
+
+// Collectives are written once, as rounds of flows (model/collective.cpp).
+enum class CollectiveKind : std::uint8_t {
+  ring,         // ring all-reduce: 2(P-1) rounds of bytes/P to the next worker
+  double_tree,  // two binary trees, each reducing then broadcasting half, pipelined
+};
+const char* to_string(CollectiveKind k);
 
 struct Dep {
   std::uint32_t task = 0;
@@ -67,13 +79,18 @@ struct Dep {
 };
 
 struct Task {
-  TaskKind kind = TaskKind::forward;
+  Resource resource = Resource::gpu;
   Scope scope = Scope::worker;
+  GpuSet gpus = GpuSet::leader;
+  std::string label;      // the step, for traces and tables: "backward", "push", "rebuild"
+  bool pass = false;      // the layer's own forward or backward pass (not part of its sync)
   int layer = -1;         // index into the network's layers, -1 if none
-  double duration_s = 0;  // compute-like tasks; for apply, a fixed part added to the rate part
-  double bytes = 0;       // copies, gather/scatter, to_peers/ring flows
+  double duration_s = 0;  // gpu: its time; server_cpu: a fixed part added to the rate part
+  double bytes = 0;       // copies, intra-node, to_peers and collective flows
   FlowPattern pattern = FlowPattern::none;
-  int tensor = -1;        // index into SyncPlan::tensors (push, pull, apply)
+  CollectiveKind collective = CollectiveKind::ring;
+  int chunks = 1;         // collective: pipeline chunks per channel
+  int tensor = -1;        // index into SyncPlan::tensors (to/from shards, server_cpu)
   double scale = 1.0;     // bytes on the wire per byte of tensor (1-bit: ~1/32)
   std::vector<Dep> deps;
 };
@@ -113,6 +130,13 @@ struct LayerDecision {
   std::string why;
 };
 
+// What engines report about a layer: its name, kind and parameters.
+struct PlanLayer {
+  std::string name;
+  std::string kind;
+  double params = 0;
+};
+
 struct SyncPlan {
   std::string strategy;
   Cluster cluster;
@@ -126,10 +150,14 @@ struct SyncPlan {
   std::vector<LayerDecision> decisions;
   Rates rates;
   double per_iteration_s = 0;  // fixed framework overhead on the GPU per iteration
+  std::string model;           // the network's name
+  std::vector<PlanLayer> layers;
+  // Per-iteration, per-worker compute slowdowns and drops, drawn from the scenario's seed
+  // when the plan is written: every engine runs the same disturbances.
+  StragglerTable stragglers;
 
-  double images_per_iteration() const {
-    return double(batch_per_gpu) * cluster.nodes * cluster.gpus_per_node;
-  }
+  // Stragglers that no engine can tell from none: every factor 1, nobody dropped.
+  bool undisturbed() const;
   // Node hosting worker w (workers are nodes 0..workers-1) and shard s.
   int worker_node(int w) const { return w; }
   int shard_node(int s) const { return cluster.shard_node(s); }
@@ -145,8 +173,8 @@ struct Flow {
   int shard = -1;  // push/pull: the shard at one end
 };
 
-// The flows of task `t` on worker `w` (for ring: that worker's share of every step,
-// i.e. 2(P-1) flows to the next worker). Flows with src == dst stay on the host.
+// The flows of task `t` on worker `w` (for a collective: that worker's sends of every
+// round, in order). Flows with src == dst stay on the host.
 std::vector<Flow> expand_flows(const SyncPlan& plan, const Task& t, int w);
 
 // Check the template: deps point backwards (lag 0) or to any task (lag >= 1), indices

@@ -20,7 +20,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace possim::sim {
 
-Result simulate_here(const SyncPlan& plan, const Network& net, const RunOptions& opt) {
+Result simulate_here(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim) {
   // Context settings are read when the engine starts, so they go on its command line:
   // many short-lived actors need small stacks (SIMGRID_NOTES.md); 16 KiB measured enough.
   int argc = 4;
@@ -38,7 +38,7 @@ Result simulate_here(const SyncPlan& plan, const Network& net, const RunOptions&
       sg_link_load_track(l->get_link_up());
       sg_link_load_track(l->get_link_down());
     }
-  Executor executor(plan, net, opt, platform);
+  Executor executor(plan, opt, sim, platform);
   executor.start();
   engine.run();
   return executor.result();
@@ -58,8 +58,8 @@ void write_all(int fd, const std::string& s) {
 
 }  // namespace
 
-Result SimGridEngine::run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const {
-  check_simulation_size(plan, opt.flow_per_kv_pair);  // before the child allocates it
+Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
+  check_simulation_size(plan, options_.flow_per_kv_pair);  // before the child allocates it
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("simgrid engine: pipe: ") + std::strerror(errno));
   std::fflush(stdout);
@@ -76,7 +76,7 @@ Result SimGridEngine::run(const SyncPlan& plan, const Network& net, const RunOpt
     ::close(fds[0]);
     int status = 0;
     try {
-      const Result r = simulate_here(plan, net, opt);
+      const Result r = simulate_here(plan, opt, options_);
       write_all(fds[1], result_to_json(r, true).dump());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "possim: simgrid engine: %s\n", e.what());

@@ -10,14 +10,30 @@
 
 namespace possim::sim {
 
+// What only this engine understands.
+struct SimGridOptions {
+  // One flow per KV pair instead of one per (sender, shard) connection. The default
+  // matches TCP, where a worker's pairs for one server share a connection and so one fair
+  // share; per-pair flows give that worker one share per pair.
+  bool flow_per_kv_pair = false;
+  // Once an iteration provably repeats the one before it (sim/repeat_detector.hpp),
+  // report the remaining iterations from it instead of simulating them. The numbers
+  // agree with a full run to rounding (~1e-13 relative).
+  bool reuse_repeating_iterations = true;
+};
+
 class SimGridEngine : public Engine {
  public:
+  explicit SimGridEngine(SimGridOptions options = {}) : options_(options) {}
   const char* name() const override { return "simgrid"; }
-  Result run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const override;
+  Result run(const SyncPlan& plan, const RunOptions& opt) const override;
+
+ private:
+  SimGridOptions options_;
 };
 
 // The simulation itself, in this process. Only for a process that runs nothing else
 // with SimGrid (the forked child, or a test binary dedicated to it).
-Result simulate_here(const SyncPlan& plan, const Network& net, const RunOptions& opt);
+Result simulate_here(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim = {});
 
 }  // namespace possim::sim

@@ -11,7 +11,7 @@ namespace {
 
 Result run(const std::string& strategy, const PlanRequest& r) {
   const SyncPlan plan = make_plan(strategy, r);
-  return AnalyticEngine().run(plan, *r.net, RunOptions{});
+  return AnalyticEngine().run(plan, RunOptions{});
 }
 
 }  // namespace

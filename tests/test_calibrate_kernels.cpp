@@ -434,7 +434,7 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
   r.net = &net;
   r.profile = &back;
   r.batch_per_gpu = 4;
-  const Result res = AnalyticEngine().run(make_plan("single", r), net, RunOptions{});
+  const Result res = AnalyticEngine().run(make_plan("single", r), RunOptions{});
   double sum = back.per_iteration_s;
   for (const auto& t : cal.measured.layers) sum += t.forward_s + t.backward_s;
   CHECK(res.iteration_s == Approx(sum).epsilon(1e-9));

@@ -422,7 +422,7 @@ TEST_CASE("single is one row per bandwidth whatever the node counts, with a note
   fs::remove_all(dir);
 }
 
-TEST_CASE("the analytic engine says what it ignores", "[cli]") {
+TEST_CASE("the analytic engine refuses what it cannot run and says what it approximates", "[cli]") {
   const fs::path dir = scratch("hostile", "caveat");
   const auto warnings = [&](const json& s, const std::string& engine) {
     write(dir / "s.json", s.dump());
@@ -432,18 +432,27 @@ TEST_CASE("the analytic engine says what it ignores", "[cli]") {
   };
   json s = scenario();
   CHECK(warnings(s, "analytic").empty());
+  // Stragglers under SSP: workers drift apart, no representative worker stands for them.
   s["strategy_options"] = {{"consistency", "ssp"}, {"staleness", 2},
                            {"stragglers", {{"kind", "lognormal"}, {"sigma", 0.3}}}};
   s["cluster"]["gpus_per_node"] = 2;
-  const std::string w = warnings(s, "analytic");
-  CHECK(lines(w) == 1);
-  CHECK(w.find("warning: the analytic engine ignores") != std::string::npos);
-  for (const char* what : {"SSP", "lognormal stragglers", "GPUs of a node"}) CHECK(w.find(what) != std::string::npos);
+  write(dir / "s.json", s.dump());
+  const Output refused_run = run_possim("run s.json -q --engine analytic", dir);
+  CHECK(refused_run.status == 2);
+  CHECK(lines(refused_run.err) == 1);
+  CHECK(refused_run.err.find("cannot run stragglers under SSP") != std::string::npos);
   CHECK(warnings(s, "simgrid").empty());
+  // Several GPUs per node and SSP alone: modelled, nothing to say.
+  s["strategy_options"].erase("stragglers");
+  CHECK(warnings(s, "analytic").empty());
+  // Stragglers under BSP: the slowest worker stands for all, and the run says so.
   s.erase("strategy_options");
   s["cluster"]["gpus_per_node"] = 1;
   s["strategy_options"] = {{"stragglers", {{"kind", "fixed"}, {"slowdown", {2.0}}}}};
-  CHECK(warnings(s, "analytic").find("fixed stragglers") != std::string::npos);
+  const std::string w = warnings(s, "analytic");
+  CHECK(lines(w) == 1);
+  CHECK(w.find("slowest worker") != std::string::npos);
+  CHECK(w.find("fixed stragglers") != std::string::npos);
   write(dir / "s.json", s.dump());
   const Output e = run_possim("explain s.json --engine analytic", dir);
   CHECK(e.status == 0);

@@ -14,11 +14,12 @@ using namespace possim::test;
 
 namespace {
 
-Result simulate(const std::string& strategy, const PlanRequest& r, const RunOptions& o = {}) {
-  return sim::SimGridEngine().run(make_plan(strategy, r), *r.net, o);
+Result simulate(const std::string& strategy, const PlanRequest& r, const RunOptions& o = {},
+                const sim::SimGridOptions& sim = {}) {
+  return sim::SimGridEngine(sim).run(make_plan(strategy, r), o);
 }
 Result analytic(const std::string& strategy, const PlanRequest& r) {
-  return AnalyticEngine().run(make_plan(strategy, r), *r.net, RunOptions{});
+  return AnalyticEngine().run(make_plan(strategy, r), RunOptions{});
 }
 
 }  // namespace
@@ -35,6 +36,35 @@ TEST_CASE("no contention possible: SimGrid and analytic agree within 1% on every
       INFO(s << " at " << gbps << " Gbit/s: analytic " << a << " s, simgrid " << g << " s");
       CHECK(g == Approx(a).epsilon(0.01));
     }
+}
+
+TEST_CASE("stragglers travel in the plan: both engines slow each iteration alike where "
+          "contention is impossible", "[simgrid][stragglers]") {
+  // One node: every flow stays on the host and nothing contends, so the time stragglers
+  // add to each iteration is the same in both engines (their undisturbed runs may differ
+  // by a few microseconds of copy scheduling; the disturbance may not).
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  for (const auto& s : strategy_names()) {
+    PlanRequest calm = request(net, prof, 1, 10, 32, 5);
+    PlanRequest r = calm;
+    r.seed = 11;
+    r.options.stragglers.kind = "lognormal";
+    r.options.stragglers.sigma = 0.3;
+    const Result a = analytic(s, r), g = simulate(s, r), a0 = analytic(s, calm), g0 = simulate(s, calm);
+    INFO(s);
+    REQUIRE(a.iteration_end_s.size() == g.iteration_end_s.size());
+    double added_total = 0;
+    for (std::size_t t = 0; t < a.iteration_end_s.size(); ++t) {
+      const double added_a = a.iteration_end_s[t] - a0.iteration_end_s[t];
+      const double added_g = g.iteration_end_s[t] - g0.iteration_end_s[t];
+      INFO("iteration " << t << ": analytic +" << added_a << " s, simgrid +" << added_g << " s");
+      CHECK(std::abs(added_a - added_g) <= 1e-9 * g.iteration_end_s[t]);
+      added_total += std::abs(added_g);
+    }
+    CHECK(added_total > 0.01 * g.iteration_end_s.back());  // the stragglers were there
+    CHECK(g.gpu_busy_s == Approx(a.gpu_busy_s).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("two flows into one link each get half its bandwidth", "[simgrid]") {
@@ -115,15 +145,14 @@ TEST_CASE("Adam's owner shard is a hot spot in the link statistics", "[simgrid]"
 TEST_CASE("same plan and seed: the same numbers bit for bit, stragglers included", "[simgrid]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
-  const PlanRequest r = request(net, prof, 6, 10, 32, 4);
-  RunOptions o;
-  o.seed = 42;
-  o.stragglers.kind = "lognormal";
-  o.stragglers.sigma = 0.2;
-  const Result a = simulate("poseidon", r, o), b = simulate("poseidon", r, o);
+  PlanRequest r = request(net, prof, 6, 10, 32, 4);
+  r.seed = 42;
+  r.options.stragglers.kind = "lognormal";
+  r.options.stragglers.sigma = 0.2;
+  const Result a = simulate("poseidon", r), b = simulate("poseidon", r);
   CHECK(a.iteration_end_s == b.iteration_end_s);
-  o.seed = 43;
-  CHECK(simulate("poseidon", r, o).iteration_end_s != a.iteration_end_s);
+  r.seed = 43;
+  CHECK(simulate("poseidon", r).iteration_end_s != a.iteration_end_s);
 }
 
 TEST_CASE("a straggler holds BSP back; dropping it from the step recovers the time", "[simgrid]") {
@@ -131,17 +160,17 @@ TEST_CASE("a straggler holds BSP back; dropping it from the step recovers the ti
   const Profile prof = flat_profile();
   const PlanRequest r = request(net, prof, 4, 40, 32, 4);
   const double base = simulate("wfbp", r).iteration_s;
-  RunOptions slow;
-  slow.stragglers.kind = "fixed";
-  slow.stragglers.slowdown = {2.0, 1.0, 1.0, 1.0};
-  const double held = simulate("wfbp", r, slow).iteration_s;
+  PlanRequest slow = r;
+  slow.options.stragglers.kind = "fixed";
+  slow.options.stragglers.slowdown = {2.0, 1.0, 1.0, 1.0};
+  const double held = simulate("wfbp", slow).iteration_s;
   double compute = 0;
   for (const Layer& l : net.layers) compute += 32 * (l.fwd_flops + l.bwd_flops) / 1e12;
   CHECK(held > base);
   CHECK(held >= 2 * compute);  // BSP: nobody finishes an iteration before the straggler
-  RunOptions drop = slow;
-  drop.stragglers.drop_after = 1.5;
-  const double dropped = simulate("wfbp", r, drop).iteration_s;
+  PlanRequest drop = slow;
+  drop.options.stragglers.drop_after = 1.5;
+  const double dropped = simulate("wfbp", drop).iteration_s;
   CHECK(dropped < held);
 }
 
@@ -149,14 +178,13 @@ TEST_CASE("SSP lets fast workers run ahead of a straggler", "[simgrid]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
   PlanRequest r = request(net, prof, 4, 1, 32, 6);
-  RunOptions o;
-  o.seed = 7;
-  o.stragglers.kind = "lognormal";
-  o.stragglers.sigma = 0.3;
-  const double bsp = simulate("wfbp", r, o).iteration_s;
+  r.seed = 7;
+  r.options.stragglers.kind = "lognormal";
+  r.options.stragglers.sigma = 0.3;
+  const double bsp = simulate("wfbp", r).iteration_s;
   r.options.consistency = Consistency::ssp;
   r.options.staleness = 2;
-  const double ssp = simulate("wfbp", r, o).iteration_s;
+  const double ssp = simulate("wfbp", r).iteration_s;
   CHECK(ssp < bsp);
 }
 
@@ -238,16 +266,16 @@ TEST_CASE("one flow per connection equals one flow per KV pair where no other fl
   const Network net = one_fc_net(1024, 2048);
   const Profile prof = flat_profile();
   const PlanRequest r = request(net, prof, 2, 10, 32, 3);
-  RunOptions per_pair;
+  sim::SimGridOptions per_pair;
   per_pair.flow_per_kv_pair = true;
   for (const char* s : {"ps", "wfbp", "onebit"}) {
     INFO(s);
-    const Result a = simulate(s, r), b = simulate(s, r, per_pair);
+    const Result a = simulate(s, r), b = simulate(s, r, {}, per_pair);
     CHECK(b.iteration_s == Approx(a.iteration_s).epsilon(1e-9));
     CHECK(b.flows_per_iteration > a.flows_per_iteration);
   }
   // TF sends each variable whole, as one message: nothing to split.
-  CHECK(simulate("tf_stock", r, per_pair).flows_per_iteration == simulate("tf_stock", r).flows_per_iteration);
+  CHECK(simulate("tf_stock", r, {}, per_pair).flows_per_iteration == simulate("tf_stock", r).flows_per_iteration);
 }
 
 TEST_CASE("under contention, per-pair flows only move the fair shares a little", "[simgrid]") {
@@ -257,9 +285,9 @@ TEST_CASE("under contention, per-pair flows only move the fair shares a little",
   const Network net = make_zoo_network("vgg19");
   const Profile prof = flat_profile();
   const PlanRequest r = request(net, prof, 8, 10, 32, 3);
-  RunOptions per_pair;
+  sim::SimGridOptions per_pair;
   per_pair.flow_per_kv_pair = true;
-  const Result a = simulate("wfbp", r), b = simulate("wfbp", r, per_pair);
+  const Result a = simulate("wfbp", r), b = simulate("wfbp", r, {}, per_pair);
   CHECK(b.flows_per_iteration > 2 * a.flows_per_iteration);
   CHECK(b.iteration_s == Approx(a.iteration_s).epsilon(0.05));
 }

@@ -16,8 +16,9 @@ using namespace possim::test;
 namespace {
 
 Result simulate(const std::string& strategy, const PlanRequest& r, RunOptions o, bool reuse) {
-  o.reuse_repeating_iterations = reuse;
-  return sim::SimGridEngine().run(make_plan(strategy, r), *r.net, o);
+  sim::SimGridOptions sim;
+  sim.reuse_repeating_iterations = reuse;
+  return sim::SimGridEngine(sim).run(make_plan(strategy, r), o);
 }
 
 // Same value to rounding of absolute clock values (clock ~1-100 s, so 1e-12 s absolute).
@@ -109,17 +110,17 @@ TEST_CASE("repeating iterations: fixed stragglers repeat, random ones and SSP ne
   const Network net = small_cnn();
   const Profile prof = flat_profile();
   PlanRequest r = request(net, prof, 4, 10, 32, 5);
-  RunOptions fixed;
-  fixed.stragglers.kind = "fixed";
-  fixed.stragglers.slowdown = {1.5, 1.0, 1.0, 1.0};
-  const Result a = simulate("wfbp", r, fixed, true), b = simulate("wfbp", r, fixed, false);
+  PlanRequest fixed = r;
+  fixed.options.stragglers.kind = "fixed";
+  fixed.options.stragglers.slowdown = {1.5, 1.0, 1.0, 1.0};
+  const Result a = simulate("wfbp", fixed, {}, true), b = simulate("wfbp", fixed, {}, false);
   CHECK(a.simulated_iterations == 2);
   same_result(a, b);
 
-  RunOptions random;
-  random.stragglers.kind = "lognormal";
-  random.stragglers.sigma = 0.2;
-  CHECK(simulate("wfbp", r, random, true).simulated_iterations == 5);
+  PlanRequest random = r;
+  random.options.stragglers.kind = "lognormal";
+  random.options.stragglers.sigma = 0.2;
+  CHECK(simulate("wfbp", random, {}, true).simulated_iterations == 5);
 
   // SSP: iterations overlap (a worker runs ahead), so none starts from an idle cluster.
   r.options.consistency = Consistency::ssp;

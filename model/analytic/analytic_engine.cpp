@@ -5,7 +5,10 @@
 #include <queue>
 #include <tuple>
 
+#include "model/error.hpp"
+#include "model/instance_graph.hpp"
 #include "model/node_load.hpp"
+#include "model/task_cost.hpp"
 
 namespace possim {
 
@@ -23,24 +26,17 @@ Held resources(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
   const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
   const auto tx = [&](Role r) { return r == Role::server && !colocated ? server_tx : worker_tx; };
   const auto rx = [&](Role r) { return r == Role::server && !colocated ? server_rx : worker_rx; };
-  switch (t.kind) {
-    case TaskKind::forward:
-    case TaskKind::backward:
-    case TaskKind::quantize:
-    case TaskKind::rebuild: h.res[0] = gpu; break;
-    case TaskKind::copy_d2h: h.res[0] = pcie_d2h; break;
-    case TaskKind::copy_h2d: h.res[0] = pcie_h2d; break;
-    case TaskKind::gather:
-    case TaskKind::scatter: h.res[0] = d2d; break;
-    case TaskKind::apply: h.res[0] = server_cpu; break;
-    case TaskKind::push:
-    case TaskKind::pull:
-    case TaskKind::broadcast:
-    case TaskKind::allreduce:
+  switch (t.resource) {
+    case Resource::gpu: h.res[0] = gpu; break;
+    case Resource::pcie_d2h: h.res[0] = pcie_d2h; break;
+    case Resource::pcie_h2d: h.res[0] = pcie_h2d; break;
+    case Resource::intra_node: h.res[0] = d2d; break;
+    case Resource::server_cpu: h.res[0] = server_cpu; break;
+    case Resource::network:
       h.res[0] = tx(l.tx_role);
       h.res[1] = rx(l.rx_role);
       break;
-    case TaskKind::barrier: break;
+    case Resource::none: break;
   }
   return h;
 }
@@ -54,24 +50,9 @@ const char* track_of(int res) {
 
 }  // namespace
 
-static double compute_like_duration(const SyncPlan& plan, const Task& t) {
-  const Rates& r = plan.rates;
-  switch (t.kind) {
-    case TaskKind::forward:
-    case TaskKind::backward:
-    case TaskKind::quantize:
-    case TaskKind::rebuild: return t.duration_s;
-    case TaskKind::copy_d2h:
-    case TaskKind::copy_h2d: return t.bytes > 0 ? r.pcie_latency_s + t.bytes / r.pcie_bytes_per_s : 0;
-    case TaskKind::gather:
-    case TaskKind::scatter: return t.bytes / r.d2d_bytes_per_s;
-    default: return 0;
-  }
-}
-
 AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
   const Rates& r = plan.rates;
-  if (t.kind == TaskKind::apply) {
+  if (t.resource == Resource::server_cpu) {
     // Slices of one tensor sit on distinct shards and are applied in parallel; the
     // representative server CPU is held for the mean shard's share.
     double busiest = 0, total = 0;
@@ -82,8 +63,8 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
     const double per_byte = plan.workers / r.server_apply_bytes_per_s;
     return {t.duration_s + busiest * per_byte, t.duration_s + total / plan.num_shards() * per_byte};
   }
-  if (t.pattern == FlowPattern::none) {
-    const double d = compute_like_duration(plan, t);
+  if (t.resource != Resource::network) {
+    const double d = resource_seconds(r, t);
     return {d, d};
   }
   const double busiest = std::max(l.tx_bytes_max, l.rx_bytes_max);
@@ -95,101 +76,170 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
           mean / r.nic_bytes_per_s};
 }
 
-Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const {
+namespace {
+
+// Template tasks with what list scheduling needs: duration, hold, resources, dependents.
+struct Prepared {
+  std::vector<double> dur, hold;
+  std::vector<Held> held;
+  std::vector<std::vector<Dep>> dependents;
+  std::vector<NodeLoad> load;
+};
+
+Prepared prepare(const SyncPlan& plan) {
   const std::size_t n = plan.tasks.size();
-  const int k = std::max(1, plan.iterations);
-
-  // Per template task: duration, resources, dependents (with lag).
-  std::vector<double> dur(n), hold(n);
-  std::vector<Held> held(n);
-  std::vector<std::vector<Dep>> dependents(n);
-  std::vector<NodeLoad> load(n);
+  Prepared p{std::vector<double>(n), std::vector<double>(n), std::vector<Held>(n), template_dependents(plan),
+             std::vector<NodeLoad>(n)};
   for (std::size_t i = 0; i < n; ++i) {
-    if (plan.tasks[i].pattern != FlowPattern::none) load[i] = node_load(plan, plan.tasks[i]);
-    const AnalyticCost c = analytic_cost(plan, plan.tasks[i], load[i]);
-    dur[i] = c.duration_s;
-    hold[i] = c.hold_s;
-    held[i] = resources(plan, plan.tasks[i], load[i]);
-    for (const Dep& d : plan.tasks[i].deps) dependents[d.task].push_back(Dep{std::uint32_t(i), d.lag});
+    const Task& t = plan.tasks[i];
+    if (t.resource == Resource::network) p.load[i] = node_load(plan, t);
+    const AnalyticCost c = analytic_cost(plan, t, p.load[i]);
+    p.dur[i] = c.duration_s;
+    p.hold[i] = c.hold_s;
+    p.held[i] = resources(plan, t, p.load[i]);
   }
+  return p;
+}
 
-  const auto id = [n](int t, std::size_t i) { return std::size_t(t) * n + i; };
-  std::vector<int> pending(n * std::size_t(k));
-  std::vector<double> ready(n * std::size_t(k), 0.0), start(n * std::size_t(k), 0.0),
-      finish(n * std::size_t(k), 0.0);
+// The representative worker is the slowest one not dropped (BSP waits for it); a shard
+// applies the updates of the workers not dropped.
+struct IterationInput {
+  double slowdown = 1;
+  double active_share = 1;  // workers aggregated / workers
+};
+
+std::vector<IterationInput> iteration_inputs(const SyncPlan& plan, int k) {
+  std::vector<IterationInput> in(std::size_t(k), IterationInput{});
+  for (int t = 0; t < k; ++t) {
+    const auto& slow = plan.stragglers.slowdown[std::size_t(t)];
+    const auto& dropped = plan.stragglers.dropped[std::size_t(t)];
+    double worst = 0;
+    for (std::size_t w = 0; w < slow.size(); ++w)
+      if (!dropped[w]) worst = std::max(worst, slow[w]);
+    in[std::size_t(t)].slowdown = worst > 0 ? worst : 1.0;
+    in[std::size_t(t)].active_share = double(plan.stragglers.active(t)) / std::max(1, plan.workers);
+  }
+  return in;
+}
+
+// Instance (t, i) of a template task under iteration t's inputs: (duration, hold).
+std::pair<double, double> instance_cost(const SyncPlan& plan, const Prepared& p, std::size_t i,
+                                        const IterationInput& in) {
+  const Task& task = plan.tasks[i];
+  if (task.resource == Resource::gpu) return {p.dur[i] * in.slowdown, p.hold[i] * in.slowdown};
+  if (task.resource == Resource::server_cpu && in.active_share != 1.0) {  // per-byte part: the updates
+    const double fixed = task.duration_s;
+    return {fixed + (p.dur[i] - fixed) * in.active_share, fixed + (p.hold[i] - fixed) * in.active_share};
+  }
+  return {p.dur[i], p.hold[i]};
+}
+
+struct Schedule {
+  std::size_t n = 0;
+  std::vector<double> start, finish;
+  std::size_t id(int t, std::size_t i) const { return std::size_t(t) * n + i; }
+};
+
+// List scheduling: an instance starts when its deps are done and its resources are free;
+// ties go to the instance that became ready first.
+Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {
+  const int k = int(inputs.size());
+  Schedule s;
+  s.n = plan.tasks.size();
+  const std::size_t total = s.n * std::size_t(k);
+  std::vector<int> pending(total);
+  std::vector<double> ready(total, 0.0);
+  s.start.assign(total, 0.0);
+  s.finish.assign(total, 0.0);
   using Item = std::tuple<double, int, std::uint32_t>;  // ready time, iteration, task
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
   for (int t = 0; t < k; ++t)
-    for (std::size_t i = 0; i < n; ++i) {
-      int p = 0;
+    for (std::size_t i = 0; i < s.n; ++i) {
+      int need = 0;
       for (const Dep& d : plan.tasks[i].deps)
-        if (t - int(d.lag) >= 0) ++p;
-      pending[id(t, i)] = p;
-      if (p == 0) heap.emplace(0.0, t, std::uint32_t(i));
+        if (t - int(d.lag) >= 0) ++need;
+      pending[s.id(t, i)] = need;
+      if (need == 0) heap.emplace(0.0, t, std::uint32_t(i));
     }
-
   std::array<double, kNumRes> free_at{};
   while (!heap.empty()) {
     const auto [r, t, i] = heap.top();
     heap.pop();
-    double s = r;
-    for (int res : held[i].res)
-      if (res >= 0) s = std::max(s, free_at[std::size_t(res)]);
-    const double f = s + dur[i];
-    for (int res : held[i].res)
-      if (res >= 0) free_at[std::size_t(res)] = s + hold[i];
-    start[id(t, i)] = s;
-    finish[id(t, i)] = f;
-    for (const Dep& d : dependents[i]) {
+    const auto [dur, hold] = instance_cost(plan, p, i, inputs[std::size_t(t)]);
+    double start = r;
+    for (int res : p.held[i].res)
+      if (res >= 0) start = std::max(start, free_at[std::size_t(res)]);
+    for (int res : p.held[i].res)
+      if (res >= 0) free_at[std::size_t(res)] = start + hold;
+    s.start[s.id(t, i)] = start;
+    s.finish[s.id(t, i)] = start + dur;
+    for (const Dep& d : p.dependents[i]) {
       const int u = t + int(d.lag);
       if (u >= k) continue;
-      const std::size_t j = id(u, d.task);
-      ready[j] = std::max(ready[j], f);
+      const std::size_t j = s.id(u, d.task);
+      ready[j] = std::max(ready[j], start + dur);
       if (--pending[j] == 0) heap.emplace(ready[j], u, d.task);
     }
   }
+  return s;
+}
+
+void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, int k, Result& res) {
+  for (int t = 0; t < k; ++t)
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const Task& task = plan.tasks[i];
+      const double dur = s.finish[s.id(t, i)] - s.start[s.id(t, i)];
+      if (dur <= 0) continue;
+      const std::string layer = task.layer >= 0 ? plan.layers[std::size_t(task.layer)].name : "";
+      for (int r : p.held[i].res) {
+        if (r < 0) continue;
+        res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r),
+                                             task.label + " " + layer, task.label, s.start[s.id(t, i)], dur, t});
+      }
+    }
+}
+
+}  // namespace
+
+Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
+  const int k = std::max(1, plan.iterations);
+  // Under SSP, workers slowed differently drift apart: one representative cannot stand
+  // for them.
+  if (plan.consistency == Consistency::ssp && !plan.undisturbed())
+    throw InputError("the analytic engine cannot run stragglers under SSP (workers drift apart; one "
+                     "representative worker cannot stand for them): use --engine simgrid");
+  const Prepared p = prepare(plan);
+  const std::vector<IterationInput> inputs = iteration_inputs(plan, k);
+  const Schedule s = list_schedule(plan, p, inputs);
 
   std::vector<double> ends;
   for (int t = 0; t < k; ++t) {
     double end = 0;
-    for (std::size_t i = 0; i < n; ++i) end = std::max(end, finish[id(t, i)]);
+    for (std::size_t i = 0; i < s.n; ++i) end = std::max(end, s.finish[s.id(t, i)]);
     ends.push_back(end);
   }
-  Result res = begin_result(plan, net, name(), std::move(ends));
-
-  for (std::size_t i = 0; i < n; ++i)
-    if (held[i].res[0] == gpu) res.gpu_busy_s += dur[i];
+  Result res = begin_result(plan, name(), std::move(ends));
+  // Busy: GPU time per iteration; averaged over the iterations when stragglers vary it.
+  const int busy_iterations = plan.undisturbed() ? 1 : k;
+  for (int t = 0; t < busy_iterations; ++t)
+    for (std::size_t i = 0; i < s.n; ++i)
+      if (p.held[i].res[0] == gpu) res.gpu_busy_s += instance_cost(plan, p, i, inputs[std::size_t(t)]).first;
+  res.gpu_busy_s /= busy_iterations;
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
 
   const int nodes = plan.cluster.total_nodes();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (plan.tasks[i].pattern == FlowPattern::none) continue;
-    const NodeLoad& l = load[i];
+  for (std::size_t i = 0; i < s.n; ++i) {
+    if (plan.tasks[i].resource != Resource::network) continue;
+    const NodeLoad& l = p.load[i];
     res.sent_bytes_max += l.tx_bytes_max;
     res.received_bytes_max += l.rx_bytes_max;
     res.sent_bytes_mean += l.total_bytes / nodes;
     res.received_bytes_mean += l.total_bytes / nodes;
   }
-
-  const int last = k - 1;
-  fill_layer_rows(plan, net, res, [&](std::size_t i) {
-    return std::make_pair(start[id(last, i)], finish[id(last, i)]);
+  fill_layer_rows(plan, res, [&](std::size_t i) {
+    return std::make_pair(s.start[s.id(k - 1, i)], s.finish[s.id(k - 1, i)]);
   });
-
-  if (opt.timeline) {
-    for (int t = 0; t < k; ++t)
-      for (std::size_t i = 0; i < n; ++i) {
-        const Task& task = plan.tasks[i];
-        if (dur[i] <= 0) continue;
-        const std::string layer = task.layer >= 0 ? net.layers[std::size_t(task.layer)].name : "";
-        for (int r : held[i].res) {
-          if (r < 0) continue;
-          res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r),
-                                               std::string(to_string(task.kind)) + " " + layer,
-                                               to_string(task.kind), start[id(t, i)], dur[i], t});
-        }
-      }
-  }
+  if (opt.timeline) add_timeline(plan, p, s, k, res);
   return res;
 }
 

@@ -1,5 +1,6 @@
 // The analytic engine: evaluates a SyncPlan in microseconds by list scheduling one
-// representative worker (all workers run the same SPMD template in lockstep).
+// representative worker (all workers run the same SPMD template in lockstep; with
+// stragglers under BSP, the slowest worker not dropped, whom the barrier waits for).
 //
 // Resources, each serialized (a task starts when its deps are done and its resources
 // are free; ties go to the task that became ready first): the GPU, PCIe in each
@@ -26,7 +27,7 @@ namespace possim {
 class AnalyticEngine : public Engine {
  public:
   const char* name() const override { return "analytic"; }
-  Result run(const SyncPlan& plan, const Network& net, const RunOptions& opt) const override;
+  Result run(const SyncPlan& plan, const RunOptions& opt) const override;
 };
 
 // Seconds one instance of task t lasts under the analytic model, and how long it holds

@@ -10,9 +10,6 @@ namespace {
 class Adam : public Strategy {
  public:
   const char* name() const override { return "adam"; }
-  const char* summary() const override {
-    return "FC factors to the owner shard, full matrix back (overlapped)";
-  }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();

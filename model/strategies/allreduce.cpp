@@ -10,7 +10,6 @@ namespace {
 class AllReduce : public Strategy {
  public:
   const char* name() const override { return "allreduce"; }
-  const char* summary() const override { return "ring all-reduce per layer, overlapped"; }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();

@@ -19,16 +19,12 @@ double wire_scale(const Layer& l) {
 class OneBit : public Strategy {
  public:
   const char* name() const override { return "onebit"; }
-  const char* summary() const override { return "1-bit quantized PS with residual, overlapped"; }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();
     std::vector<std::pair<int, TaskId>> synced;
     for (int l : b.param_layers_top_down()) {
-      Task q;
-      q.kind = TaskKind::quantize;
-      q.layer = l;
-      q.duration_s = b.param_bytes(l) / r.profile->quantize_bytes_per_s;
+      Task q = PlanBuilder::gpu_task("quantize", l, b.param_bytes(l) / r.profile->quantize_bytes_per_s);
       // CNTK's runtime quantizes and exchanges once the whole backward pass is done.
       q.deps = {now(r.profile->sync_after_backward ? b.last_backward() : b.backward(l))};
       const TaskId quantized = b.add(q);

@@ -44,6 +44,9 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
                    1.0 / (double(plan_.workers) * p.server_update_bytes_per_s))
           : p.server_apply_bytes_per_s;
   plan_.per_iteration_s = p.per_iteration_s;
+  plan_.model = r.net->name;
+  for (const Layer& l : r.net->layers)
+    plan_.layers.push_back(PlanLayer{l.name, to_string(l.kind), double(l.params())});
   times_ = p.layer_times(*r.net, r.batch_per_gpu);
 }
 
@@ -68,9 +71,8 @@ void PlanBuilder::add_compute(const Deps& first_forward_deps) {
   forward_.assign(std::size_t(n), 0);
   backward_.assign(std::size_t(n), 0);
   for (int l = 0; l < n; ++l) {
-    Task t;
-    t.kind = TaskKind::forward;
-    t.layer = l;
+    Task t = gpu_task("forward", l, 0, GpuSet::all);
+    t.pass = true;
     t.duration_s = times_[std::size_t(l)].forward_s + (l == 0 ? plan_.per_iteration_s : 0.0);
     if (l == 0) {
       t.deps = first_forward_deps;
@@ -80,9 +82,8 @@ void PlanBuilder::add_compute(const Deps& first_forward_deps) {
     forward_[std::size_t(l)] = add(t);
   }
   for (int l = n - 1; l >= 0; --l) {
-    Task t;
-    t.kind = TaskKind::backward;
-    t.layer = l;
+    Task t = gpu_task("backward", l, 0, GpuSet::all);
+    t.pass = true;
     t.duration_s = times_[std::size_t(l)].backward_s;
     t.deps.push_back(now(l == n - 1 ? forward_.back() : backward_[std::size_t(l + 1)]));
     backward_[std::size_t(l)] = add(t);
@@ -143,9 +144,21 @@ int PlanBuilder::tensor_on_shard(int layer, double bytes, int shard) {
   return int(plan_.tensors.size() - 1);
 }
 
-TaskId PlanBuilder::copy(TaskKind kind, int layer, double bytes, const Deps& deps) {
+Task PlanBuilder::gpu_task(const char* label, int layer, double seconds, GpuSet gpus) {
   Task t;
-  t.kind = kind;
+  t.resource = Resource::gpu;
+  t.gpus = gpus;
+  t.label = label;
+  t.layer = layer;
+  t.duration_s = seconds;
+  return t;
+}
+
+TaskId PlanBuilder::transfer(Resource resource, const char* label, int layer, double bytes,
+                             const Deps& deps) {
+  Task t;
+  t.resource = resource;
+  t.label = label;
   t.layer = layer;
   t.bytes = bytes;
   t.deps = deps;
@@ -154,51 +167,35 @@ TaskId PlanBuilder::copy(TaskKind kind, int layer, double bytes, const Deps& dep
 
 // Several GPUs per node: gradients are gathered on the leader GPU first, and fresh
 // parameters are copied back out to the others afterwards.
-TaskId PlanBuilder::intra_node(TaskKind kind, int layer, double bytes, const Deps& deps) {
+TaskId PlanBuilder::intra_node(const char* label, int layer, double bytes, const Deps& deps) {
   const int others = req_.cluster.gpus_per_node - 1;
   if (others <= 0) return deps.empty() ? TaskId(-1) : deps.back().task;
-  return copy(kind, layer, bytes * others, deps);
+  return transfer(Resource::intra_node, label, layer, bytes * others, deps);
 }
 
 TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, double wire_scale) {
   const double bytes = param_bytes(layer);
   Deps d = after;
-  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(TaskKind::gather, layer, bytes, d))};
-  const TaskId d2h = copy(TaskKind::copy_d2h, layer, bytes * wire_scale, d);
-  Task push;
-  push.kind = TaskKind::push;
-  push.layer = layer;
-  push.pattern = FlowPattern::to_shards;
+  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node("gather", layer, bytes, d))};
+  const TaskId d2h = transfer(Resource::pcie_d2h, "copy_d2h", layer, bytes * wire_scale, d);
+  Task push = network_task("push", layer, FlowPattern::to_shards);
   push.tensor = tensor;
   push.scale = wire_scale;
   push.deps = {now(d2h)};
   const TaskId p = add(push);
-  Task apply;
-  apply.kind = TaskKind::apply;
-  apply.scope = Scope::shard;
-  apply.layer = layer;
-  apply.tensor = tensor;
-  apply.duration_s = per_peer_s();
-  apply.deps = {now(p)};
-  return add(apply);
+  return add(apply_task(layer, tensor, {now(p)}));
 }
-
-// Each slice's apply also pays the server's fixed work for every worker's request.
-double PlanBuilder::per_peer_s() const { return req_.profile->server_per_peer_s * workers(); }
 
 PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps& after,
                                                 double wire_scale) {
   const double bytes = param_bytes(layer);
-  Task pull;
-  pull.kind = TaskKind::pull;
-  pull.layer = layer;
-  pull.pattern = FlowPattern::from_shards;
+  Task pull = network_task("pull", layer, FlowPattern::from_shards);
   pull.tensor = tensor;
   pull.scale = wire_scale;
   pull.deps = after;
   const TaskId p = add(pull);
-  TaskId last = copy(TaskKind::copy_h2d, layer, bytes * wire_scale, {now(p)});
-  if (req_.cluster.gpus_per_node > 1) last = intra_node(TaskKind::scatter, layer, bytes, {now(last)});
+  TaskId last = transfer(Resource::pcie_h2d, "copy_h2d", layer, bytes * wire_scale, {now(p)});
+  if (req_.cluster.gpus_per_node > 1) last = intra_node("scatter", layer, bytes, {now(last)});
   return {p, last};
 }
 
@@ -214,76 +211,61 @@ std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& af
   if (req_.cluster.gpus_per_node > 1) {
     // Each GPU's factors (its own batch) go to the leader.
     const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
-    d = {now(intra_node(TaskKind::gather, layer, per_gpu, d))};
+    d = {now(intra_node("gather", layer, per_gpu, d))};
   }
-  return {factor_bytes, copy(TaskKind::copy_d2h, layer, factor_bytes, d)};
+  return {factor_bytes, transfer(Resource::pcie_d2h, "copy_d2h", layer, factor_bytes, d)};
 }
 
 TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
   const double k = node_batch();
   const auto [factor_bytes, d2h] = factors_to_host(layer, after);
-  Task bcast;
-  bcast.kind = TaskKind::broadcast;
-  bcast.layer = layer;
-  bcast.pattern = FlowPattern::to_peers;
+  Task bcast = network_task("broadcast", layer, FlowPattern::to_peers);
   bcast.bytes = factor_bytes;
   bcast.deps = {now(d2h)};
   const TaskId b = add(bcast);
-  const TaskId h2d = copy(TaskKind::copy_h2d, layer, factor_bytes * (workers() - 1), {now(b)});
-  Task rebuild;
-  rebuild.kind = TaskKind::rebuild;
-  rebuild.layer = layer;
+  const TaskId h2d = transfer(Resource::pcie_h2d, "copy_h2d", layer, factor_bytes * (workers() - 1), {now(b)});
   // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
-  rebuild.duration_s = 2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
-                       req_.profile->rebuild_flops_per_s;
+  Task rebuild = gpu_task("rebuild", layer,
+                          2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
+                              req_.profile->rebuild_flops_per_s);
   rebuild.deps = {now(h2d)};
   TaskId last = add(rebuild);
   if (req_.cluster.gpus_per_node > 1)
-    last = intra_node(TaskKind::scatter, layer, param_bytes(layer), {now(last)});
+    last = intra_node("scatter", layer, param_bytes(layer), {now(last)});
   return last;
 }
 
 TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   const auto [factor_bytes, d2h] = factors_to_host(layer, after);
-  Task push;
-  push.kind = TaskKind::push;
-  push.layer = layer;
-  push.pattern = FlowPattern::to_shards;
+  Task push = network_task("push", layer, FlowPattern::to_shards);
   push.tensor = tensor_on_shard(layer, factor_bytes, owner_shard);
   push.deps = {now(d2h)};
   const TaskId p = add(push);
   // The owner rebuilds each worker's gradient and applies it to the full matrix.
   const int params = tensor_on_shard(layer, param_bytes(layer), owner_shard);
-  Task apply;
-  apply.kind = TaskKind::apply;
-  apply.scope = Scope::shard;
-  apply.layer = layer;
-  apply.tensor = params;
-  apply.duration_s = per_peer_s();
-  apply.deps = {now(p)};
-  const TaskId a = add(apply);
+  const TaskId a = add(apply_task(layer, params, {now(p)}));
   return ps_pull_half(layer, params, {now(a)}).done;
 }
 
 TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after) {
   const double bytes = param_bytes(layer);
   Deps d = after;
-  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(TaskKind::gather, layer, bytes, d))};
-  Task ring;
-  ring.kind = TaskKind::allreduce;
-  ring.layer = layer;
-  ring.pattern = FlowPattern::ring;
+  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node("gather", layer, bytes, d))};
+  Task ring = network_task("allreduce", layer, FlowPattern::collective);
+  ring.collective = CollectiveKind::ring;
   ring.bytes = bytes;
   ring.deps = d;
   TaskId last = add(ring);
-  if (req_.cluster.gpus_per_node > 1) last = intra_node(TaskKind::scatter, layer, bytes, {now(last)});
+  if (req_.cluster.gpus_per_node > 1) last = intra_node("scatter", layer, bytes, {now(last)});
   return last;
 }
 
 TaskId PlanBuilder::barrier(const Deps& deps) {
   Task t;
-  t.kind = TaskKind::barrier;
+  t.resource = Resource::none;
+  t.scope = Scope::cluster;
+  t.label = "barrier";
   t.deps = deps;
   return add(t);
 }
@@ -315,12 +297,36 @@ LayerDecision PlanBuilder::costs(int layer, const std::string& scheme, const std
   } else {
     // A conv/BN tensor of P parameters moves like an M x N matrix with M N = P.
     const double params = double(l.params());
-    d.ps_params = colocated ? 2 * params * (p1 + p2 - 2) / p2 : 2 * params;
+    d.ps_params = colocated ? table1::ps_colocated(params, 1, p1, p2) : table1::ps_worker(params, 1);
   }
   return d;
 }
 
+Task PlanBuilder::network_task(const char* label, int layer, FlowPattern pattern) {
+  Task t;
+  t.resource = Resource::network;
+  t.label = label;
+  t.layer = layer;
+  t.pattern = pattern;
+  return t;
+}
+
+// Each slice's apply also pays the server's fixed work for every worker's request.
+Task PlanBuilder::apply_task(int layer, int tensor, const Deps& deps) const {
+  Task t;
+  t.resource = Resource::server_cpu;
+  t.scope = Scope::shard;
+  t.label = "apply";
+  t.layer = layer;
+  t.tensor = tensor;
+  t.duration_s = req_.profile->server_per_peer_s * workers();
+  t.deps = deps;
+  return t;
+}
+
 SyncPlan PlanBuilder::finish() {
+  plan_.stragglers = make_stragglers(req_.options.stragglers, std::max(1, plan_.iterations), plan_.workers,
+                                     req_.seed);
   validate(plan_);
   return std::move(plan_);
 }

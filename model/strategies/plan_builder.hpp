@@ -72,12 +72,18 @@ class PlanBuilder {
   LayerDecision costs(int layer, const std::string& scheme, const std::string& why) const;
 
   SyncPlan finish();
-  // Server CPU seconds per slice apply for the workers' requests (profile.server_per_peer_s).
-  double per_peer_s() const;
+
+  // Task makers: one per resource a strategy step occupies.
+  static Task gpu_task(const char* label, int layer, double seconds, GpuSet gpus = GpuSet::leader);
+  static Task network_task(const char* label, int layer, FlowPattern pattern);
+  // A shard's apply of every worker's update of each slice of `tensor`.
+  Task apply_task(int layer, int tensor, const Deps& deps) const;
+  TaskId transfer(Resource resource, const char* label, int layer, double bytes, const Deps& deps);
+  // Several GPUs per node: `bytes` from (or to) each of the leader's peers over the
+  // intra-node path; returns the last of `deps` on one GPU.
+  TaskId intra_node(const char* label, int layer, double bytes, const Deps& deps);
 
  private:
-  TaskId copy(TaskKind kind, int layer, double bytes, const Deps& deps);
-  TaskId intra_node(TaskKind kind, int layer, double bytes, const Deps& deps);
   // A node's sufficient factors of an FC layer (K x (M + N) floats, K = all its GPUs'
   // samples), gathered on the leader and copied to the host: (bytes, the copy).
   std::pair<double, TaskId> factors_to_host(int layer, const Deps& after);

@@ -19,7 +19,6 @@ std::string fmt_params(double p) {
 class Poseidon : public Strategy {
  public:
   const char* name() const override { return "poseidon"; }
-  const char* summary() const override { return "WFBP + hybrid PS/SFB chosen per layer"; }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();

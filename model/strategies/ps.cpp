@@ -10,9 +10,6 @@ namespace {
 class NaivePs : public Strategy {
  public:
   const char* name() const override { return "ps"; }
-  const char* summary() const override {
-    return "full-matrix PS after the whole backward pass, not overlapped";
-  }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();

@@ -8,7 +8,6 @@ namespace {
 class Single : public Strategy {
  public:
   const char* name() const override { return "single"; }
-  const char* summary() const override { return "one GPU, no communication"; }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanRequest one = r;
     one.cluster.nodes = 1;

@@ -11,9 +11,6 @@ namespace {
 class TfStock : public Strategy {
  public:
   const char* name() const override { return "tf_stock"; }
-  const char* summary() const override {
-    return "per-variable shard placement, fetch at iteration start";
-  }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     const std::vector<int> layers = b.param_layers_top_down();

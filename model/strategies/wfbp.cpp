@@ -9,7 +9,6 @@ namespace {
 class Wfbp : public Strategy {
  public:
   const char* name() const override { return "wfbp"; }
-  const char* summary() const override { return "PS for every layer, overlapped per layer (WFBP)"; }
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();

@@ -1,0 +1,63 @@
+// A collective's part on one worker (model/collective.hpp): one actor per channel runs
+// its rounds in order; in a round it pays the per-message cost of its sends, sends, takes
+// one flow from each peer it expects, and waits for its own sends to land.
+#include <map>
+
+#include "model/collective.hpp"
+#include "sim/executor.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+namespace {
+int kPayload = 0;  // comms carry no data; their size is simulated
+}  // namespace
+
+void Executor::launch_collective(const Instance& in) {
+  const std::size_t channels =
+      collective_schedule(plan_.tasks[in.task].collective, plan_.workers, in.who, 0, plan_.tasks[in.task].chunks)
+          .size();
+  if (plan_.workers < 2 || channels == 0) {
+    complete(in);
+    return;
+  }
+  repeats_.collective_launched(in.t);
+  left_[id(in)] = int(channels);
+  for (std::size_t c = 0; c < channels; ++c)
+    sg4::Actor::create("collective", platform_.node[std::size_t(plan_.worker_node(in.who))],
+                       [this, in, c] { run_channel(in, int(c)); });
+}
+
+void Executor::run_channel(const Instance& in, int channel) {
+  const Task& task = plan_.tasks[in.task];
+  const std::vector<CollectiveRound> rounds =
+      collective_schedule(task.collective, plan_.workers, in.who, task.bytes, task.chunks)[std::size_t(channel)];
+  // One mailbox per (sender, receiver) on this channel of this instance: the k-th
+  // receive from a peer takes that peer's k-th send.
+  std::map<std::pair<int, int>, sg4::Mailbox*> boxes;
+  const auto box = [&](int src, int dst) {
+    sg4::Mailbox*& mb = boxes[{src, dst}];
+    if (mb == nullptr)
+      mb = sg4::Mailbox::by_name("coll-" + std::to_string(in.t) + "-" + std::to_string(in.task) + "-" +
+                                 std::to_string(channel) + "-" + std::to_string(src) + "-" + std::to_string(dst));
+    return mb;
+  };
+  const int me = plan_.worker_node(in.who);
+  const double t0 = now();
+  for (const CollectiveRound& r : rounds) {
+    if (plan_.rates.per_message_s > 0 && !r.sends.empty())
+      sg4::this_actor::sleep_for(plan_.rates.per_message_s * double(r.sends.size()));
+    std::vector<sg4::CommPtr> out;
+    for (const CollectiveSend& s : r.sends) out.push_back(box(in.who, s.peer)->put_async(&kPayload, wire_bytes(s.bytes)));
+    for (int peer : r.receives) box(peer, in.who)->get<int>();
+    for (const sg4::CommPtr& c : out) c->wait();
+    for (const CollectiveSend& s : r.sends) flow_landed(in, me, plan_.worker_node(s.peer), s.bytes);
+  }
+  if (--left_[id(in)] == 0) {
+    recorder_.task(in, "net", t0, now());
+    complete(in);
+  }
+}
+
+}  // namespace possim::sim

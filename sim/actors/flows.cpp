@@ -1,0 +1,106 @@
+// Point-to-point network flows of one instance (to or from shards, to peers): the worker
+// handles each message first (per-message software cost), then the flows leave through
+// their sending nodes' outboxes; each landed flow of a push tells its shard.
+#include "sim/executor.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+namespace {
+int kPayload = 0;                            // comms carry no data; their size is simulated
+constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor scale badly
+}  // namespace
+
+void Executor::run_flows(const Instance& in) {
+  const Task& task = plan_.tasks[in.task];
+  const std::vector<Flow> flows = expand_flows(plan_, task, in.who);
+  const bool notify_shards = task.pattern == FlowPattern::to_shards;
+  const auto ready = [this](const Instance& r) { launch(r); };
+  std::vector<HostFlow> remote;
+  // Shard patterns: expand_flows makes one flow per slice, in the tensor's slice order.
+  const bool per_slice = task.tensor >= 0;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    if (f.src_node == f.dst_node) continue;  // stays on the host
+    HostFlow h;
+    h.slice = per_slice ? int(i) : -1;
+    h.src = platform_.node[std::size_t(f.src_node)];
+    h.dst = node_inbox(f.dst_node);
+    h.bytes = f.bytes;
+    h.messages = f.messages;
+    h.shard = f.shard;
+    h.src_node = f.src_node;
+    h.dst_node = f.dst_node;
+    const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
+    h.bytes /= copies;
+    h.messages /= copies;
+    h.slice_left = std::make_shared<int>(copies);
+    remote.insert(remote.end(), std::size_t(copies), h);
+  }
+  left_[id(in)] = int(remote.size()) + 1;  // +1 until the local flows are accounted
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    if (flows[i].src_node == flows[i].dst_node && notify_shards)
+      graph_.delivered(in, flows[i].shard, per_slice ? int(i) : -1, ready);
+  double messages = 0;
+  for (const HostFlow& f : remote) messages += f.messages;
+  const double overhead_s = messages * plan_.rates.per_message_s;
+  const auto send_all = [this, in, remote, notify_shards] {
+    const double t0 = now();
+    for (const HostFlow& f : remote) post(Outgoing{f, in, notify_shards, t0});
+    if (--left_[id(in)] == 0) complete(in);
+  };
+  if (overhead_s > 0) {
+    sg4::Actor::create("messages", platform_.node[std::size_t(plan_.worker_node(in.who))],
+                       [send_all, overhead_s] {
+                         sg4::this_actor::sleep_for(overhead_s);
+                         send_all();
+                       });
+  } else {
+    send_all();
+  }
+}
+
+// Flows posted on one node at one instant leave together: one flush actor takes them
+// all and hands them to senders of at most kCommsPerHelper comms each. Start times are
+// unchanged (the flush runs at the same simulated time); only the actor count drops,
+// from one per flow to a few per node (a pull from 128 shards to 128 workers at once).
+void Executor::post(const Outgoing& out) {
+  const std::size_t n = std::size_t(out.flow.src_node);
+  outbox_[n].push_back(out);
+  if (flush_scheduled_[n]) return;
+  flush_scheduled_[n] = 1;
+  sg4::Actor::create("flush", platform_.node[n], [this, n] {
+    std::vector<Outgoing> batch;
+    batch.swap(outbox_[n]);
+    flush_scheduled_[n] = 0;
+    for (std::size_t begin = 0; begin < batch.size(); begin += kCommsPerHelper) {
+      std::vector<Outgoing> group(batch.begin() + long(begin),
+                                  batch.begin() + long(std::min(batch.size(), begin + kCommsPerHelper)));
+      sg4::Actor::create("send", platform_.node[n], [this, group] { send_group(group); });
+    }
+  });
+}
+
+void Executor::send_group(std::vector<Outgoing> open) {
+  std::vector<sg4::CommPtr> comms;
+  const double sent_at = now();
+  for (const Outgoing& o : open)
+    comms.push_back(o.flow.dst->put_async(&kPayload, wire_bytes(o.flow.bytes)));
+  while (!comms.empty()) {
+    const auto done = std::size_t(sg4::Comm::wait_any(comms));
+    const Outgoing o = open[done];
+    comms.erase(comms.begin() + long(done));
+    open.erase(open.begin() + long(done));
+    flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
+    recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, sent_at, now());
+    if (o.notify_shards && --*o.flow.slice_left == 0)
+      graph_.delivered(o.in, o.flow.shard, o.flow.slice, [this](const Instance& r) { launch(r); });
+    if (--left_[id(o.in)] == 0) {
+      recorder_.task(o.in, "net", o.t0, now());
+      complete(o.in);
+    }
+  }
+}
+
+}  // namespace possim::sim

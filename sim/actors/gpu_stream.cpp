@@ -1,0 +1,43 @@
+// A GPU's compute stream: one actor per GPU runs the kernels handed to it in order of
+// readiness, each for its seconds times the node's straggler slowdown in that iteration.
+#include "sim/executor.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+// Every GPU of the node runs its share of the batch through a task on all GPUs; the
+// leader alone runs the steps on the node's gathered gradient.
+void Executor::enqueue_gpu(const Instance& in) {
+  left_[id(in)] = plan_.tasks[in.task].gpus == GpuSet::all ? gpus_ : 1;
+  for (int g = 0; g < left_[id(in)]; ++g) {
+    const std::size_t stream = std::size_t(in.who * gpus_ + g);
+    const std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[stream]);
+    gpu_queue_[stream].push_back(in);
+    gpu_wake_[stream]->notify_one();
+  }
+}
+
+void Executor::run_gpu(int worker, int gpu) {
+  sg4::Actor::self()->daemonize();
+  const std::size_t w = std::size_t(worker), stream = std::size_t(worker * gpus_ + gpu);
+  const std::string track = gpu == 0 ? "GPU" : "GPU " + std::to_string(gpu);
+  for (;;) {
+    Instance in{};
+    {
+      std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[stream]);
+      while (gpu_queue_[stream].empty()) gpu_wake_[stream]->wait(lock);
+      in = gpu_queue_[stream].front();
+      gpu_queue_[stream].pop_front();
+    }
+    // Stragglers are per node: a node's GPUs share its slowdown.
+    const double seconds = plan_.tasks[in.task].duration_s * plan_.stragglers.slowdown[std::size_t(in.t)][w];
+    const double t0 = now();
+    if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
+    if (gpu == 0) recorder_.gpu_busy(in.t, seconds);
+    recorder_.task(in, track, t0, now());
+    if (--left_[id(in)] == 0) complete(in);
+  }
+}
+
+}  // namespace possim::sim

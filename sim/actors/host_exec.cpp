@@ -1,0 +1,35 @@
+// Work measured in bytes on a host: a copy over a node's GPU-to-GPU path (the d2d host
+// runs at the intra-node rate), or a shard's apply of a slice on its node's CPU (at the
+// apply rate: every worker's update not dropped, plus the fixed per-request part).
+#include "sim/executor.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace possim::sim {
+
+void Executor::launch_host_exec(const Instance& in) {
+  const Task& task = plan_.tasks[in.task];
+  double amount = task.bytes;
+  sg4::Host* host = nullptr;
+  std::string track = "GPU-GPU";
+  if (task.resource == Resource::server_cpu) {  // `who` is a slice index, on its shard's node
+    const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
+    host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
+    amount = plan_.stragglers.active(in.t) * s.bytes + task.duration_s * host->get_speed();
+    track = "shard " + std::to_string(s.shard) + " CPU";
+  } else {
+    host = platform_.d2d[std::size_t(in.who)];
+  }
+  if (amount <= 0) {
+    complete(in);
+    return;
+  }
+  sg4::Actor::create(task.label, host, [this, in, amount, track] {
+    const double t0 = now();
+    sg4::this_actor::execute(amount);
+    recorder_.task(in, track, t0, now());
+    complete(in);
+  });
+}
+
+}  // namespace possim::sim

@@ -1,0 +1,52 @@
+// What the SimGrid engine measures while it runs: bytes per node and link, GPU busy time,
+// flows, and the timeline; and the Result they make, iterations that repeated reported
+// from the one they repeat.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/instance_graph.hpp"
+#include "model/result.hpp"
+#include "sim/platform.hpp"
+#include "sim/repeat_detector.hpp"
+
+namespace possim::sim {
+
+class Recorder {
+ public:
+  Recorder(const SyncPlan& plan, const Platform& platform, bool timeline);
+
+  void gpu_busy(int t, double seconds) { gpu_busy_[std::size_t(t)] += seconds; }
+  // A network flow of iteration t from one node to another, `bytes` long.
+  void flow_landed(int t, int src_node, int dst_node, double bytes);
+  // A PCIe copy of worker w.
+  void copy_landed(int t, int worker, bool d2h, double bytes);
+  // Timeline: an instance on `track` (prefixed with its worker for worker tasks) from
+  // `start` to `end`; a flow on its sender's NIC tx track and its receiver's rx track.
+  void task(const Instance& in, const std::string& track, double start, double end);
+  void flow(const Instance& in, int src_node, int dst_node, double start, double end);
+
+  // Statistics, the timeline and per-layer rows into r (begun by begin_result).
+  void fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph) const;
+
+ private:
+  std::size_t nic_tx(int node) const { return 2 * std::size_t(node); }
+  std::size_t pcie_d2h(int w) const { return 2 * (platform_.nic.size() + std::size_t(w)); }
+  void count_link(int t, std::size_t link, double bytes) { link_bytes_[std::size_t(t) * links_ + link] += bytes; }
+  void fill_links(Result& r, const RepeatDetector& repeats) const;
+
+  const SyncPlan& plan_;
+  const Platform& platform_;
+  bool timeline_on_;
+  int k_;
+  std::size_t nodes_, links_;  // links: NIC tx, rx per node, then PCIe d2h, h2d per worker
+  // Per iteration (index t * nodes + n, t * links_ + link).
+  std::vector<double> node_sent_, node_received_, link_bytes_, gpu_busy_;
+  std::vector<std::size_t> flows_;
+  std::vector<TimelineEvent> timeline_;
+};
+
+// What a comm of `bytes` puts on its links: SimGrid moves whole bytes, at least one.
+std::uint64_t wire_bytes(double bytes);
+
+}  // namespace possim::sim
