@@ -101,13 +101,16 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       load.total_bytes = double(workers) * (workers - 1) * t.bytes;
       break;
     case FlowPattern::collective: {
-      const CollectiveLoad c = collective_load(t.collective, workers, t.bytes, t.chunks);
+      const CollectiveLoad c =
+          collective_load(t.collective, workers, t.bytes, t.chunks, plan.rates.latency_s, plan.rates.per_message_s,
+                          plan.rates.nic_bytes_per_s);
       load.tx_bytes_max = c.tx_bytes_max;
       load.rx_bytes_max = c.rx_bytes_max;
       load.tx_bytes_mean = load.rx_bytes_mean = c.total_bytes / std::max(1, workers);
-      load.messages_max = c.messages_max;
+      load.messages_max = c.path_messages;  // message costs in series on the critical path
       load.total_bytes = c.total_bytes;
-      load.sequential_steps = std::max(1, c.rounds_max);
+      load.sequential_steps = std::max(1, c.path_latencies);
+      load.path_bytes = c.path_bytes;
       break;
     }
   }

@@ -67,7 +67,8 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
     const double d = resource_seconds(r, t);
     return {d, d};
   }
-  const double busiest = std::max(l.tx_bytes_max, l.rx_bytes_max);
+  // The busiest node's bytes, or a collective's bytes in series on its critical path.
+  const double busiest = std::max({l.tx_bytes_max, l.rx_bytes_max, l.path_bytes});
   if (busiest <= 0) return {0, 0};  // everything stayed on the host
   const double fixed = r.latency_s * l.sequential_steps;
   const double mean = std::max(l.tx_bytes_mean, l.rx_bytes_mean);

@@ -1,7 +1,9 @@
 // A collective's part on one worker (model/collective.hpp): one actor per channel runs
 // its rounds in order; in a round it pays the per-message cost of its sends, sends, takes
-// one flow from each peer it expects, and waits for its own sends to land.
+// one flow from each peer it expects (buffered: it may have landed already), and waits
+// for its own sends to land.
 #include <map>
+#include <tuple>
 
 #include "model/collective.hpp"
 #include "sim/executor.hpp"
@@ -33,27 +35,37 @@ void Executor::run_channel(const Instance& in, int channel) {
   const Task& task = plan_.tasks[in.task];
   const std::vector<CollectiveRound> rounds =
       collective_schedule(task.collective, plan_.workers, in.who, task.bytes, task.chunks)[std::size_t(channel)];
-  // One mailbox per (sender, receiver) on this channel of this instance: the k-th
-  // receive from a peer takes that peer's k-th send.
-  std::map<std::pair<int, int>, sg4::Mailbox*> boxes;
-  const auto box = [&](int src, int dst) {
-    sg4::Mailbox*& mb = boxes[{src, dst}];
+  // One mailbox per (stream, sender, receiver) of this instance: the k-th receive from a
+  // peer on a stream takes that peer's k-th send on it.
+  std::map<std::tuple<int, int, int>, sg4::Mailbox*> boxes;
+  const auto box = [&](int stream, int src, int dst) {
+    sg4::Mailbox*& mb = boxes[{stream, src, dst}];
     if (mb == nullptr)
       mb = sg4::Mailbox::by_name("coll-" + std::to_string(in.t) + "-" + std::to_string(in.task) + "-" +
-                                 std::to_string(channel) + "-" + std::to_string(src) + "-" + std::to_string(dst));
+                                 std::to_string(stream) + "-" + std::to_string(src) + "-" + std::to_string(dst));
     return mb;
   };
+  // Receive buffers (NCCL's slots): a peer's send moves as soon as it is posted, and a
+  // receive takes what has already landed, so a pipelined sender runs ahead of a busy
+  // receiver instead of waiting for it to ask.
+  std::vector<sg4::Mailbox*> inboxes;
+  for (const CollectiveRound& r : rounds)
+    for (const CollectiveReceive& x : r.receives)
+      if (boxes.count({x.stream, x.peer, in.who}) == 0) inboxes.push_back(box(x.stream, x.peer, in.who));
+  for (sg4::Mailbox* mb : inboxes) mb->set_receiver(sg4::Actor::self());
   const int me = plan_.worker_node(in.who);
   const double t0 = now();
   for (const CollectiveRound& r : rounds) {
     if (plan_.rates.per_message_s > 0 && !r.sends.empty())
       sg4::this_actor::sleep_for(plan_.rates.per_message_s * double(r.sends.size()));
     std::vector<sg4::CommPtr> out;
-    for (const CollectiveSend& s : r.sends) out.push_back(box(in.who, s.peer)->put_async(&kPayload, wire_bytes(s.bytes)));
-    for (int peer : r.receives) box(peer, in.who)->get<int>();
+    for (const CollectiveSend& s : r.sends)
+      out.push_back(box(s.stream, in.who, s.peer)->put_async(&kPayload, wire_bytes(s.bytes)));
+    for (const CollectiveReceive& x : r.receives) box(x.stream, x.peer, in.who)->get<int>();
     for (const sg4::CommPtr& c : out) c->wait();
     for (const CollectiveSend& s : r.sends) flow_landed(in, me, plan_.worker_node(s.peer), s.bytes);
   }
+  for (sg4::Mailbox* mb : inboxes) mb->set_receiver(nullptr);
   if (--left_[id(in)] == 0) {
     recorder_.task(in, "net", t0, now());
     complete(in);
