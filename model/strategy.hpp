@@ -27,7 +27,7 @@ class Strategy {
   virtual SyncPlan plan(const PlanRequest& r) const = 0;
 };
 
-// single ps wfbp poseidon tf_stock adam onebit allreduce
+// single ps wfbp poseidon tf_stock adam onebit allreduce hier_allreduce tree_allreduce
 const std::vector<std::string>& strategy_names();
 bool is_strategy(const std::string& name);
 // Throws std::invalid_argument for an unknown name.

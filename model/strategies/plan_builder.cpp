@@ -248,16 +248,24 @@ TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   return ps_pull_half(layer, params, {now(a)}).done;
 }
 
-TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after) {
+TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after, const AllReduceHow& how) {
   const double bytes = param_bytes(layer);
+  const int gpus = req_.cluster.gpus_per_node;
+  // Inside the node, before and after the collective across nodes: gather every GPU's
+  // gradient on the leader (the other GPUs' bytes, in series on the leader's path), or a
+  // ring reduce-scatter whose steps move on every GPU's link at once ((G-1)/G of the
+  // tensor each), with the matching all-gather after.
+  const bool ring_inside = how.inside == AllReduceHow::Inside::ring;
+  const double inside_bytes = ring_inside ? bytes / gpus : bytes;  // per other GPU (intra_node)
   Deps d = after;
-  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node("gather", layer, bytes, d))};
-  Task ring = network_task("allreduce", layer, FlowPattern::collective);
-  ring.collective = CollectiveKind::ring;
-  ring.bytes = bytes;
-  ring.deps = d;
-  TaskId last = add(ring);
-  if (req_.cluster.gpus_per_node > 1) last = intra_node("scatter", layer, bytes, {now(last)});
+  if (gpus > 1) d = {now(intra_node(ring_inside ? "reduce_scatter" : "gather", layer, inside_bytes, d))};
+  Task across = network_task(how.label, layer, FlowPattern::collective);
+  across.collective = how.kind;
+  across.chunks = how.chunks(bytes);
+  across.bytes = bytes;
+  across.deps = d;
+  TaskId last = add(across);
+  if (gpus > 1) last = intra_node(ring_inside ? "all_gather" : "scatter", layer, inside_bytes, {now(last)});
   return last;
 }
 

@@ -1,6 +1,7 @@
 // The building blocks every strategy writes its plan with: the compute chain, tensor
 // placement on shards, and one function per synchronization scheme.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,17 @@ using Deps = std::vector<Dep>;
 
 inline Dep now(TaskId t) { return Dep{t, 0}; }
 inline Dep prev(TaskId t, std::uint32_t lag = 1) { return Dep{t, lag}; }
+
+// How an all-reduce runs: the collective across nodes, and inside a node of several GPUs
+// either a gather on the leader (and scatter back) or a ring reduce-scatter (and all-gather).
+struct AllReduceHow {
+  enum class Inside { gather, ring };
+  CollectiveKind kind = CollectiveKind::ring;
+  Inside inside = Inside::gather;
+  const char* label = "allreduce";
+  // Pipeline chunks for a tensor of `bytes` (1: not pipelined).
+  std::function<int(double bytes)> chunks = [](double) { return 1; };
+};
 
 class PlanBuilder {
  public:
@@ -50,7 +62,9 @@ class PlanBuilder {
   TaskId ps_sync(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
   TaskId sfb_sync(int layer, const Deps& after);
   TaskId adam_sync(int layer, int owner_shard, const Deps& after);
-  TaskId allreduce_sync(int layer, const Deps& after);
+  // An all-reduce of the layer's gradient: `how` picks the collective across nodes and
+  // what happens inside a node of several GPUs.
+  TaskId allreduce_sync(int layer, const Deps& after, const AllReduceHow& how = AllReduceHow{});
   // PS halves, for strategies that split them in time (TF stock fetches at iteration start).
   TaskId ps_push_half(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
   struct PullIds {

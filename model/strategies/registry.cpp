@@ -15,6 +15,8 @@ constexpr Entry kStrategies[] = {
     {"wfbp", make_wfbp_strategy},           {"poseidon", make_poseidon_strategy},
     {"tf_stock", make_tf_stock_strategy},   {"adam", make_adam_strategy},
     {"onebit", make_onebit_strategy},       {"allreduce", make_allreduce_strategy},
+    {"hier_allreduce", make_hier_allreduce_strategy},
+    {"tree_allreduce", make_tree_allreduce_strategy},
 };
 }  // namespace
 

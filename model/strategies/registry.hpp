@@ -14,5 +14,7 @@ std::unique_ptr<Strategy> make_tf_stock_strategy();
 std::unique_ptr<Strategy> make_adam_strategy();
 std::unique_ptr<Strategy> make_onebit_strategy();
 std::unique_ptr<Strategy> make_allreduce_strategy();
+std::unique_ptr<Strategy> make_hier_allreduce_strategy();
+std::unique_ptr<Strategy> make_tree_allreduce_strategy();
 
 }  // namespace possim
