@@ -7,11 +7,15 @@
 
 #include "model/result.hpp"
 #include "model/sync_plan.hpp"
+#include "model/trace/worker_selection.hpp"
 
 namespace possim {
 
 struct RunOptions {
   bool timeline = false;   // record TimelineEvents
+  // The workers whose tasks the timeline keeps, with the NICs of their nodes; shards
+  // (and dedicated server nodes) always.
+  WorkerSelection trace_workers;
   std::uint64_t seed = 1;  // stragglers and anything else random
   StragglerModel stragglers;
   // SimGrid engine: one flow per KV pair instead of one per (sender, shard) connection.

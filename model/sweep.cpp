@@ -78,9 +78,17 @@ PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   return r;
 }
 
+bool PointOptions::traces(const SweepPoint& p) const {
+  if (!timeline) return false;
+  return trace_points.empty() || std::any_of(trace_points.begin(), trace_points.end(), [&](const SweepPoint& q) {
+           return q.strategy == p.strategy && q.nodes == p.nodes && q.nic_gbps == p.nic_gbps;
+         });
+}
+
 static RunOptions run_options(const Scenario& s, const PointOptions& opt) {
   RunOptions o;
   o.timeline = opt.timeline;
+  o.trace_workers = opt.trace_workers;
   o.reuse_repeating_iterations = !opt.all_iterations;
   o.seed = s.seed;
   o.stragglers = s.options.stragglers;
@@ -101,7 +109,9 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
                  double single_ips, const PointOptions& opt) {
   const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
   check_plan(plan, s.network);
-  Result r = engine.run(plan, s.network, run_options(s, opt));
+  RunOptions o = run_options(s, opt);
+  o.timeline = opt.traces(p);
+  Result r = engine.run(plan, s.network, o);
   if (!std::isfinite(r.iteration_s))
     throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");
   r.finish(single_ips);

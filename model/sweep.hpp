@@ -29,11 +29,15 @@ std::string analytic_caveat(const Scenario& s);
 
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p);
 
-// What a run records beyond the scenario: a timeline, and every iteration simulated even
-// when they provably repeat (RunOptions::reuse_repeating_iterations off).
+// What a run records beyond the scenario: a timeline (of some workers, at some points),
+// and every iteration simulated even when they provably repeat
+// (RunOptions::reuse_repeating_iterations off).
 struct PointOptions {
   bool timeline = false;
   bool all_iterations = false;
+  WorkerSelection trace_workers;
+  std::vector<SweepPoint> trace_points;  // the points with a timeline; empty: every point
+  bool traces(const SweepPoint& p) const;
 };
 
 // One point, finished against the single-GPU baseline of the same engine. The plan is

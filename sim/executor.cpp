@@ -494,8 +494,7 @@ void Executor::record(const Instance& in, const std::string& track, double start
   if (!opt_.timeline) return;
   const Task& task = plan_.tasks[in.task];
   const bool shard = task.scope == Scope::shard;
-  // Keep traces readable and small: the first 16 workers and shards.
-  if (in.who >= 16 && !shard) return;
+  if (!shard && !opt_.trace_workers.contains(in.who)) return;
   const std::string layer = task.layer >= 0 ? net_.layers[std::size_t(task.layer)].name : "";
   TimelineEvent e;
   e.track = shard ? track : "worker " + std::to_string(in.who) + " " + track;
@@ -504,10 +503,13 @@ void Executor::record(const Instance& in, const std::string& track, double start
   e.start_s = start;
   e.duration_s = sg4::Engine::get_clock() - start;
   e.iteration = in.t;
+  e.layer = task.layer;
+  e.worker = shard ? -1 : in.who;
   timeline_.push_back(e);
 }
 
-// Each flow on its sender's NIC tx track and its receiver's rx track (first 16 nodes).
+// Each flow on its sender's NIC tx track and its receiver's rx track, for the nodes of
+// traced workers (node w hosts worker w) and the dedicated server nodes.
 void Executor::record_flow(const Outgoing& o, double start) {
   if (!opt_.timeline) return;
   const Task& task = plan_.tasks[o.in.task];
@@ -516,9 +518,9 @@ void Executor::record_flow(const Outgoing& o, double start) {
   const double now = sg4::Engine::get_clock();
   for (const auto& [node, dir] : {std::pair<int, const char*>{o.flow.src_node, " NIC tx"},
                                   std::pair<int, const char*>{o.flow.dst_node, " NIC rx"}})
-    if (node < 16)
+    if (node >= plan_.workers || opt_.trace_workers.contains(node))
       timeline_.push_back(TimelineEvent{"node " + std::to_string(node) + dir, name, to_string(task.kind),
-                                        start, now - start, o.in.t});
+                                        start, now - start, o.in.t, task.layer, -1});
 }
 
 Result Executor::result() const {

@@ -184,9 +184,12 @@ Result AnalyticEngine::run(const SyncPlan& plan, const Network& net, const RunOp
         const std::string layer = task.layer >= 0 ? net.layers[std::size_t(task.layer)].name : "";
         for (int r : held[i].res) {
           if (r < 0) continue;
+          // The representative is worker 0; the server's tracks belong to no worker.
+          const int worker = r == server_cpu || r == server_tx || r == server_rx ? -1 : 0;
           res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r),
                                                std::string(to_string(task.kind)) + " " + layer,
-                                               to_string(task.kind), start[id(t, i)], dur[i], t});
+                                               to_string(task.kind), start[id(t, i)], dur[i], t,
+                                               task.layer, worker});
         }
       }
   }
