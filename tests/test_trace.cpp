@@ -25,7 +25,8 @@ struct Parsed {
   std::string process;
 };
 
-Parsed parse(const nlohmann::json& j) {
+Parsed parse(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
   Parsed p;
   for (const auto& e : j.at("traceEvents")) {
     const std::string ph = e.at("ph");
@@ -67,8 +68,8 @@ TEST_CASE("Chrome trace: units, tracks and their order", "[trace]") {
       {"worker 2 net", "push fc6", "push", 0.3, 0.1, 0},
       {"worker 2 GPU", "forward conv1", "forward", 0.0, 0.1, 0},
   };
-  const nlohmann::json j = chrome_trace(events, TraceMeta{"test", "", {}});
-  const Parsed p = parse(j);
+  const std::string text = chrome_trace(events, TraceMeta{"test", "", {}});
+  const Parsed p = parse(text);
   REQUIRE(p.threads.size() == 4);
   CHECK(p.threads.at(1) == "worker 2 GPU");
   CHECK(p.threads.at(2) == "worker 2 net");
@@ -79,7 +80,8 @@ TEST_CASE("Chrome trace: units, tracks and their order", "[trace]") {
   CHECK(p.slices[0].at("dur").get<double>() == Approx(250000.0));
   CHECK(p.threads.at(p.slices[0].at("tid").get<int>()) == "shard 0 CPU");
   CHECK(p.slices[0].at("args").at("iteration") == 1);
-  CHECK_FALSE(j.contains("displayTimeUnit"));  // older viewers read it as the timestamp unit
+  CHECK(text.find("displayTimeUnit") == std::string::npos);  // older viewers read it as the timestamp unit
+  CHECK(text.rfind("{\"traceEvents\":", 0) == 0);  // first: Perfetto v20 reads nothing otherwise
   CHECK(p.process == "test");
 }
 
@@ -121,8 +123,8 @@ TEST_CASE("Chrome trace: arrows from a layer's backward to its later sync slices
       event("worker 0 net", "push", 1.2, 0.3, 5, 0, 1),         // another iteration: none
       event("node 0 NIC tx", "push", 1.2, 0.3, 5, -1),          // a node track: none
       event("worker 0 GPU", "forward", 2.0, 0.1, 5, 0)};        // compute: none
-  const nlohmann::json j = chrome_trace(events, TraceMeta{"t", "workers 0-1 of 4 (2-3 left out)", {}});
-  const Parsed p = parse(j);
+  const std::string text = chrome_trace(events, TraceMeta{"t", "workers 0-1 of 4 (2-3 left out)", {}});
+  const Parsed p = parse(text);
   REQUIRE(p.flows.size() == 4);
   std::map<std::string, int> tid;
   for (const auto& [id, name] : p.threads) tid[name] = id;
@@ -140,7 +142,7 @@ TEST_CASE("Chrome trace: arrows from a layer's backward to its later sync slices
   CHECK(p.flows[3].at("ts").get<double>() == Approx(1.35e6));
   // The header: which workers, how many slices and arrows.
   CHECK(p.process == "t \u00b7 workers 0-1 of 4 (2-3 left out)");
-  const auto& meta = j.at("metadata").at("possim");
+  const auto meta = nlohmann::json::parse(text).at("metadata").at("possim");
   CHECK(meta.at("slices") == events.size());
   CHECK(meta.at("flows") == 2);
   CHECK(meta.at("workers") == "workers 0-1 of 4 (2-3 left out)");

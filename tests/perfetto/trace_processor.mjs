@@ -101,6 +101,14 @@ export class TraceProcessor {
     for (const l of process.listeners('uncaughtException').slice(listeners))
       process.removeListener('uncaughtException', l);
     for (const l of process.listeners('unhandledRejection')) process.removeListener('unhandledRejection', l);
+    // Its stderr lines come through console.warn, some only at exit: drop the progress.
+    if (!console.warn.possimFiltered) {
+      const warn = console.warn;
+      console.warn = (line, ...rest) => {
+        if (!/^\s*Loading trace/.test(String(line))) warn(line, ...rest);
+      };
+      console.warn.possimFiltered = true;
+    }
     this.replies = [];
     this.port = { postMessage: (data) => this.replies.push(data) };
     self.onmessage({ data: { enginePort: this.port } });
@@ -111,8 +119,7 @@ export class TraceProcessor {
   call(method, payload) {
     const rpc = Buffer.concat([varintField(1, this.seq++), varintField(2, method), payload ?? Buffer.alloc(0)]);
     this.replies = [];
-    // The module prints only progress ("Loading trace ...") with console.log: keep stdout
-    // ours. Its errors go through console.warn.
+    // The module prints with console.log: keep stdout ours.
     const log = console.log;
     console.log = () => {};
     try {
