@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -12,8 +14,10 @@
 #include "model/trace/chrome_trace.hpp"
 #include "model/trace/trace_points.hpp"
 #include "model/trace/worker_selection.hpp"
+#include "run_possim.hpp"
 #include "sim/simgrid_engine.hpp"
 
+namespace fs = std::filesystem;
 using namespace possim;
 using namespace possim::test;
 
@@ -230,5 +234,42 @@ TEST_CASE("the analytic engine's representative is worker 0, its server no worke
     INFO(e.track);
     CHECK(e.worker == (e.track.find("server") != std::string::npos ? -1 : 0));
     CHECK(e.layer >= 0);
+  }
+}
+
+TEST_CASE("possim run --trace: files in the output folder, chosen points, bad options exit 2",
+          "[trace][cli]") {
+  const fs::path dir = scratch("trace", "cli");
+  std::ofstream(dir / "s.json") << R"({"name": "t", "model": "cifar10_quick", "batch_per_gpu": 16,
+    "cluster": {"nodes": [2, 4], "nic_gbps": [0.5, 1]}, "strategies": ["ps"], "iterations": 2})";
+  // Every point: 0.5 and 1 Gbit/s apart, in --out, a warning past a few files.
+  Output o = run_possim("run s.json --engine analytic --trace --out all", dir);
+  INFO(o.out << o.err);
+  REQUIRE(o.status == 0);
+  for (const char* f : {"trace_ps_2n_0p5g_1gpu.json", "trace_ps_2n_1g_1gpu.json", "trace_ps_4n_0p5g_1gpu.json",
+                        "trace_ps_4n_1g_1gpu.json"})
+    CHECK(fs::exists(dir / "all" / f));
+  CHECK_FALSE(fs::exists(dir / "traces"));
+  CHECK(o.out.find("wrote all/trace_ps_4n_1g_1gpu.json") != std::string::npos);
+  // One point, some workers (the SimGrid engine), in the default results folder.
+  o = run_possim("run s.json --trace-point ps:4:0.5 --trace-workers 1-2", dir);
+  REQUIRE(o.status == 0);
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir / "results" / "t")) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"results.csv", "results.json", "trace_ps_4n_0p5g_1gpu.json"});
+  CHECK(o.out.find("workers 1-2 of 4 (0,3 left out)") != std::string::npos);
+  std::ifstream trace(dir / "results" / "t" / "trace_ps_4n_0p5g_1gpu.json");
+  const auto header = nlohmann::json::parse(trace).at("metadata").at("possim");
+  CHECK(header.at("left_out_workers") == "0,3");
+  // Bad input: one line, exit 2, nothing written.
+  for (const char* bad : {"--trace-point ps:3:1", "--trace-point ps:4", "--trace-point wfbp:4:1",
+                          "--trace-workers 1-x", "--trace-workers 9", "--trace-workers ''"}) {
+    INFO(bad);
+    o = run_possim("run s.json --engine analytic --out bad " + std::string(bad), dir);
+    CHECK(o.status == 2);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK(o.err.find(std::string(bad).substr(0, std::string(bad).find(' '))) != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "bad"));
   }
 }
