@@ -7,13 +7,13 @@
 //
 // Concurrent slices of one track (the flows on a NIC, a worker's overlapping pushes, a
 // shard's applies) go to lanes: extra threads named "node 3 NIC tx · 2", "· 3", ...
-// placed under the track, each slice on the first lane free at its start. We chose lanes
-// over async slices ("b"/"e"): they stay complete ("X") slices that every viewer draws
-// alike (Perfetto, chrome://tracing, catapult), keep the track's name and order, and
-// show how many flows share a link at a glance; async slices would each get a track of
-// their own per name in Perfetto and lose the track grouping. No two slices of a
-// thread overlap, so no viewer drops one (Perfetto: slice_drop_overlapping_complete_event)
-// or nests it under a false parent.
+// placed under the track, each slice on the first lane free at its start. Lanes rather
+// than async slices ("b"/"e"): they stay complete ("X") slices that every viewer draws
+// alike (Perfetto, chrome://tracing, catapult), keep the track's name and place, and
+// show how many flows share a link at a glance; viewers group async slices by their own
+// name and id, not by thread, so a NIC's flows would leave the NIC's track. No two
+// slices of a thread overlap, so no viewer drops one (current Perfetto:
+// slice_drop_overlapping_complete_event) or nests it under a false parent (older ones).
 //
 // Flow arrows (the format's "s"/"f" events, which Perfetto and catapult both bind to
 // the enclosing slice) lead from each layer's backward slice on a worker to that layer's
