@@ -152,7 +152,7 @@ TEST_CASE("Chrome trace: arrows from a layer's backward to its later sync slices
   CHECK(meta.at("workers") == "workers 0-1 of 4 (2-3 left out)");
 }
 
-TEST_CASE("--trace-workers lists: ranges, 'all', the default cap, and errors", "[trace]") {
+TEST_CASE("worker lists of --trace-workers: ranges, 'all', the default cap, and errors", "[trace]") {
   const WorkerSelection s = WorkerSelection::parse("7,0-3,2-4", "--trace-workers");
   CHECK(s.traced(10) == "0-4,7");
   CHECK(s.left_out(10) == "5-6,8-9");
@@ -183,7 +183,7 @@ TEST_CASE("trace files are named by every axis, bandwidth unrounded", "[trace]")
   CHECK(trace_file_name(r) == "trace_poseidon_8n_0p5g_2gpu.json");
 }
 
-TEST_CASE("--trace-point names points of the sweep", "[trace]") {
+TEST_CASE("points of --trace-point name points of the sweep", "[trace]") {
   const std::vector<SweepPoint> sweep = {{"ps", 2, 0.5}, {"ps", 2, 1}, {"ps", 4, 0.5}, {"poseidon", 2, 0.5}};
   const auto chosen = parse_trace_points({"poseidon:2:0.5", "ps:2:1.0", "ps:2:1"}, sweep, "--trace-point");
   REQUIRE(chosen.size() == 2);  // in sweep order, each once
