@@ -17,13 +17,16 @@ PACKAGES=(
   clang-19 libclang-rt-19-dev # CI's sanitizer build and fuzz/ (libFuzzer; the runtimes are
                               # only a recommendation of clang-19)
   llvm-19                     # llvm-symbolizer-19: function names and lines in their stacks
-  nodejs npm                  # the trace test runs Perfetto's trace processor (wasm) in node
 )
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# node and npm for the trace test (Perfetto's trace processor runs in node), checked by
+# command rather than by package: a node from elsewhere serves as well, and NodeSource's
+# nodejs bundles npm and conflicts with Debian's npm package.
+{ command -v node && command -v npm; } >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
