@@ -1,5 +1,5 @@
 // possim run SCENARIO: every strategy x nodes x bandwidth point, a table for people,
-// JSON and CSV for programs, and optionally a Chrome trace per point.
+// JSON and CSV for programs, and optionally a Chrome trace per point (or per chosen point).
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -15,12 +15,16 @@
 #include "model/result_io.hpp"
 #include "model/scenario.hpp"
 #include "model/sweep.hpp"
+#include "model/trace/chrome_trace.hpp"
+#include "model/trace/trace_points.hpp"
 
 namespace possim::cli {
 
 namespace {
 
 constexpr int kMaxJobs = 1024;  // threads, each waiting for one simulation process
+// More traces than this in one run is rarely meant (the shipped scenario: 24, 57 MB).
+constexpr std::size_t kTracesBeforeWarning = 4;
 
 void print_table(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
   out << s.name << ": " << s.network.name << ", batch " << s.batch_per_gpu << "/GPU, "
@@ -52,19 +56,79 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
         << " (barrier-separated, same timings); --all-iterations simulates each\n";
 }
 
+// The trace options: which points, which workers. --trace-point and --trace-workers
+// imply --trace.
+PointOptions trace_options(const Scenario& s, const po::variables_map& vm, bool trace,
+                           const std::vector<std::string>& points, const std::string& workers) {
+  PointOptions o;
+  o.timeline = trace || !points.empty() || vm.count("trace-workers");
+  if (!o.timeline) return o;
+  const std::vector<SweepPoint> sweep = sweep_points(s);
+  o.trace_points = parse_trace_points(points, sweep, "--trace-point");
+  if (vm.count("trace-workers")) o.trace_workers = WorkerSelection::parse(workers, "--trace-workers");
+  int most = 0;
+  for (const SweepPoint& p : sweep)
+    if (o.traces(p)) most = std::max(most, p.nodes);
+  if (o.trace_workers.traced(most).empty())
+    throw InputError("--trace-workers", "", "'" + workers + "' selects no worker of the traced points",
+                     "indices below " + std::to_string(most));
+  const std::size_t traced = o.trace_points.empty() ? sweep.size() : o.trace_points.size();
+  if (traced > kTracesBeforeWarning)
+    std::cerr << "possim: warning: --trace writes " << traced
+              << " traces, one per point (a large sweep makes hundreds of MB); "
+                 "--trace-point STRATEGY:NODES:GBPS picks points\n";
+  return o;
+}
+
+// Writes the traces into the output folder and frees the timelines. Returns what to
+// print: one line per trace with the workers it holds, or a summary when there are many.
+std::vector<std::string> write_traces(const Scenario& s, const PointOptions& o, std::vector<Result>& results,
+                                      OutputFolder& out, const std::string& out_dir) {
+  std::vector<std::string> lines, partial;  // partial: the traces that leave workers out
+  double total_bytes = 0;
+  for (Result& r : results) {
+    if (!o.traces(SweepPoint{r.strategy, r.cluster.nodes, r.cluster.nic_gbps})) continue;
+    const TraceMeta meta = trace_meta(s, r, o.trace_workers);
+    const std::string name = trace_file_name(r), text = chrome_trace(r.timeline, meta);
+    out.write(name, text);
+    r.timeline = {};
+    total_bytes += double(text.size());
+    lines.push_back("wrote " + out_dir + "/" + name + " (" + fixed(double(text.size()) / 1e6, 1) + " MB; " +
+                    meta.workers + ")");
+    if (meta.workers.find("left out") != std::string::npos) partial.push_back(name + ": " + meta.workers);
+  }
+  if (lines.empty()) return lines;
+  if (lines.size() > 2 * kTracesBeforeWarning) {
+    const std::size_t files = lines.size();
+    lines = {"wrote " + std::to_string(files) + " Chrome traces (" + fixed(total_bytes / 1e6, 1) + " MB) as " +
+             out_dir + "/trace_*.json"};
+    if (!partial.empty())
+      lines.push_back(std::to_string(partial.size()) + " of them leave workers out (--trace-workers all keeps "
+                      "them), e.g. " + partial.front());
+  }
+  lines.push_back("open them in Perfetto (ui.perfetto.dev) or chrome://tracing");
+  return lines;
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
   handle_interrupts();  // before the sweep's threads start
   po::options_description desc("options");
-  std::string scenario_path, engine_name, out_dir;
+  std::string scenario_path, engine_name, out_dir, trace_workers;
+  std::vector<std::string> trace_points;
   bool trace = false, quiet = false, all_iterations = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "engine", po::value(&engine_name)->default_value(default_engine()),
       ("engine: " + engine_names()).c_str())(
       "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME)")(
-      "trace", po::bool_switch(&trace), "also write a Chrome trace per point under traces/generated/")(
+      "trace", po::bool_switch(&trace), "also write a Chrome trace per point into the output folder")(
+      "trace-point", po::value(&trace_points)->composing(),
+      "STRATEGY:NODES:GBPS: trace only this point (repeatable; implies --trace)")(
+      "trace-workers", po::value(&trace_workers),
+      ("workers to trace, e.g. 0-3,7, or all (default: the first " + std::to_string(kTraceWorkerCap) +
+       "; implies --trace)").c_str())(
       "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)")(
       "all-iterations", po::bool_switch(&all_iterations),
       "SimGrid: simulate every iteration, even those that provably repeat the one before")(
@@ -72,7 +136,8 @@ int cmd_run(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse("run", args, desc, pos, vm, "SCENARIO [--engine E] [--out DIR] [--trace]")) return 0;
+  if (!parse("run", args, desc, pos, vm, "SCENARIO [--engine E] [--out DIR] [--trace] [--trace-point S:N:G]... [--trace-workers LIST]"))
+    return 0;
 
   const Scenario s = load_scenario(scenario_path);
   const auto engine = make_engine(engine_name, all_iterations);
@@ -80,6 +145,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (jobs < 1 || jobs > kMaxJobs)
     throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");
+  PointOptions run = trace_options(s, vm, trace, trace_points, trace_workers);
   OutputFolder out(out_dir, vm.count("out") ? "--out" : "results folder");  // checked before the sweep
   if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
     std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
@@ -93,7 +159,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %d nodes %g Gbit/s, %.1f s", done, total,
                  r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
   };
-  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, RunOptions{trace});
+  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, run);
   if (tty) std::fprintf(stderr, "\r\033[K");
 
   nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
@@ -101,22 +167,13 @@ int cmd_run(const std::vector<std::string>& args) {
   for (const Result& r : results) j["results"].push_back(result_to_json(r));
   out.write("results.json", j.dump(2) + "\n");
   out.write("results.csv", results_csv(results));
+  const std::vector<std::string> trace_lines = write_traces(s, run, results, out, out_dir);
   out.commit();
-  if (trace)
-    for (Result& r : results) {
-      const std::string path = "traces/generated/" + s.name + "_" + r.strategy + "_" +
-                               std::to_string(r.cluster.nodes) + "n_" + fixed(r.cluster.nic_gbps, 0) +
-                               "g_" + r.engine + ".json";
-      write_file_atomic(path, chrome_trace(r.timeline, s.name + " " + r.strategy + " " +
-                                                           std::to_string(r.cluster.nodes) + " nodes (" +
-                                                           r.engine + ")").dump());
-      r.timeline.clear();
-    }
 
   if (!quiet) {
     print_table(s, results, std::cout);
     std::cout << "\nwrote " << out_dir << "/results.json and " << out_dir << "/results.csv\n";
-    if (trace) std::cout << "wrote Chrome traces under traces/generated/ (open in Perfetto)\n";
+    for (const std::string& line : trace_lines) std::cout << line << "\n";
   }
   return 0;
 }

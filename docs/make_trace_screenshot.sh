@@ -28,7 +28,8 @@
 # Display settings applied by the script (the trace files are loaded as
 # possim wrote them): slices colored by event category from the viewer's
 # reserved palette (the viewer's default colors by a hash of the slice name),
-# tracks with overlapping slices collapsed to one row, the selection panel
+# tracks whose slices stack deeper than one row collapsed (possim's traces put
+# concurrent slices on lanes of their own, so none does since lanes), the selection panel
 # and the mouse-mode toolbar hidden, each panel zoomed to the trace's last
 # iteration with the same time span in both panels.
 set -euo pipefail
@@ -61,8 +62,8 @@ cat >"$WORK/run/scenario.json" <<'EOF'
  "cluster": {"nodes": [8], "nic_gbps": [10]},
  "strategies": ["ps", "poseidon"], "iterations": 3}
 EOF
-(cd "$WORK/run" && "$POSSIM" run scenario.json --trace)
-traces="$WORK/run/traces/generated"
+(cd "$WORK/run" && "$POSSIM" run scenario.json --trace --out "$WORK/run/out")
+traces="$WORK/run/out"
 
 # 2. The viewer and the driver, into $WORK/npm.
 if [ ! -f "$WORK/npm/node_modules/playwright-core/package.json" ] ||
@@ -77,9 +78,9 @@ fi
   --chromium "$CHROMIUM" \
   --out "$out" \
   --caption "possim traces (VGG19, batch 32/GPU, 8 nodes x 1 GPU, 10 Gbit/s, SimGrid engine) in the legacy Chrome trace viewer (catapult), headless Chromium. Last iteration of each trace; both panels span the same time." \
-  --top "$traces/vgg19_8n_poseidon_8n_10g_simgrid.json" \
+  --top "$traces/trace_poseidon_8n_10g_1gpu.json" \
   --top-label "Poseidon (WFBP + hybrid communication)" \
-  --bottom "$traces/vgg19_8n_ps_8n_10g_simgrid.json" \
+  --bottom "$traces/trace_ps_8n_10g_1gpu.json" \
   --bottom-label "PS (naive parameter server)")
 
 size=$(stat -c %s "$out")

@@ -7,6 +7,7 @@
 
 #include "model/result.hpp"
 #include "model/sync_plan.hpp"
+#include "model/trace/worker_selection.hpp"
 
 namespace possim {
 
@@ -14,6 +15,9 @@ namespace possim {
 // that engine's own type, given when it is made (sim::SimGridOptions).
 struct RunOptions {
   bool timeline = false;  // record TimelineEvents
+  // The workers whose tasks the timeline keeps, with the NICs of their nodes; shards
+  // (and dedicated server nodes) always.
+  WorkerSelection trace_workers;
 };
 
 class Engine {

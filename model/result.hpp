@@ -20,7 +20,7 @@ struct LayerResult {
   double sync_end_s = -1;
 };
 
-// One interval on one track of the timeline (Chrome trace "X" events).
+// One interval on one track of the timeline (a slice of the Chrome trace).
 struct TimelineEvent {
   std::string track;  // e.g. "worker 0 GPU", "node 0 NIC tx"
   std::string name;   // e.g. "b fc6", "push fc6"
@@ -28,6 +28,8 @@ struct TimelineEvent {
   double start_s = 0;
   double duration_s = 0;
   int iteration = 0;
+  int layer = -1;   // the task's layer, -1 for none (barriers)
+  int worker = -1;  // the worker whose task it is; -1 on shard and node tracks
 };
 
 // Use of one link over the run (SimGrid engine): NIC directions and PCIe links.

@@ -1,12 +1,7 @@
 #include "model/result_io.hpp"
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <tuple>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -62,7 +57,7 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
   if (with_timeline) {
     nlohmann::json events = nlohmann::json::array();
     for (const TimelineEvent& e : r.timeline)
-      events.push_back({e.track, e.name, e.category, e.start_s, e.duration_s, e.iteration});
+      events.push_back({e.track, e.name, e.category, e.start_s, e.duration_s, e.iteration, e.layer, e.worker});
     j["timeline"] = events;
   }
   return j;
@@ -116,7 +111,7 @@ Result result_from_json(const nlohmann::json& j) {
                               l.at("mean_utilization")});
   if (j.contains("timeline"))
     for (const auto& e : j["timeline"])
-      r.timeline.push_back(TimelineEvent{e[0], e[1], e[2], e[3], e[4], e[5]});
+      r.timeline.push_back(TimelineEvent{e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]});
   return r;
 }
 
@@ -135,71 +130,6 @@ std::string results_csv(const std::vector<Result>& results) {
         << r.gpu_stall_s << ',' << r.stall_share() << ',' << r.sent_bytes_max << ','
         << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << '\n';
   return out.str();
-}
-
-namespace {
-
-// Tracks in reading order: each worker's GPU, PCIe and network, then each node's NIC
-// (tx, rx), then the shards, then anything else; numbers compare as numbers ("worker 10" after "worker 9").
-std::tuple<int, long, int, std::string> track_key(const std::string& track) {
-  const auto number_after = [&](std::size_t pos) { return std::strtol(track.c_str() + pos, nullptr, 10); };
-  if (track.rfind("worker ", 0) == 0) {
-    const std::size_t space = track.find(' ', 7);
-    const std::string what = space == std::string::npos ? "" : track.substr(space + 1);
-    const int order = what == "GPU" ? 0 : what == "PCIe" ? 1 : what == "GPU-GPU" ? 2 : 3;
-    return {0, number_after(7), order, what};
-  }
-  if (track.rfind("node ", 0) == 0) return {1, number_after(5), track.find(" rx") != std::string::npos, track};
-  if (track.rfind("shard ", 0) == 0) return {2, number_after(6), 0, track};
-  return {3, 0, 0, track};
-}
-
-// Catapult's reserved colour names, so every viewer that honours "cname" tells compute,
-// copies, flows and server work apart at a glance.
-const char* colour(const std::string& category) {
-  if (category == "forward") return "thread_state_iowait";
-  if (category == "backward") return "thread_state_running";
-  if (category == "rebuild" || category == "quantize") return "olive";
-  if (category == "copy_d2h" || category == "copy_h2d" || category == "gather" || category == "scatter")
-    return "grey";
-  if (category == "push") return "rail_response";
-  if (category == "pull") return "rail_animation";
-  if (category == "broadcast" || category == "allreduce") return "rail_load";
-  if (category == "apply") return "terrible";
-  return "generic_work";
-}
-
-}  // namespace
-
-nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& title) {
-  // One process, one thread per track. Timestamps are microseconds (the format's unit).
-  std::vector<std::string> tracks;
-  for (const TimelineEvent& e : events) tracks.push_back(e.track);
-  std::sort(tracks.begin(), tracks.end(),
-            [](const std::string& a, const std::string& b) { return track_key(a) < track_key(b); });
-  tracks.erase(std::unique(tracks.begin(), tracks.end()), tracks.end());
-  std::map<std::string, int> tid;
-  nlohmann::json list = nlohmann::json::array();
-  list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
-                  {"args", {{"name", title}}}});
-  for (const std::string& t : tracks) {
-    const int id = int(tid.size()) + 1;
-    tid[t] = id;
-    list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", id}, {"args", {{"name", t}}}});
-    list.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", id},
-                    {"args", {{"sort_index", id}}}});
-  }
-  for (const TimelineEvent& e : events)
-    list.push_back({{"name", e.name},
-                    {"cat", e.category},
-                    {"ph", "X"},
-                    {"pid", 0},
-                    {"tid", tid[e.track]},
-                    {"ts", e.start_s * 1e6},
-                    {"dur", e.duration_s * 1e6},
-                    {"cname", colour(e.category)},
-                    {"args", {{"iteration", e.iteration}}}});
-  return {{"traceEvents", list}};
 }
 
 void write_file_atomic(const std::string& path, const std::string& contents) {

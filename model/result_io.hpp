@@ -1,4 +1,4 @@
-// Results as the ecosystem reads them: JSON and CSV (pandas), Chrome trace (Perfetto).
+// Results as the ecosystem reads them: JSON and CSV (pandas). Traces: model/trace/.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,8 +14,6 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline = false);
 // Inverse of result_to_json (what a forked simulation sends back). Throws on bad input.
 Result result_from_json(const nlohmann::json& j);
 std::string results_csv(const std::vector<Result>& results);
-// Chrome trace event format: one "X" event per timeline interval, microseconds.
-nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& title);
 
 // Write through a temporary file and rename, so a failed run leaves nothing half-written.
 // Throws std::runtime_error naming the path.

@@ -75,6 +75,13 @@ PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   return r;
 }
 
+bool PointOptions::traces(const SweepPoint& p) const {
+  if (!timeline) return false;
+  return trace_points.empty() || std::any_of(trace_points.begin(), trace_points.end(), [&](const SweepPoint& q) {
+           return q.strategy == p.strategy && q.nodes == p.nodes && q.nic_gbps == p.nic_gbps;
+         });
+}
+
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
   const SweepPoint one{"single", 1, s.nic_gbps.front()};
   PlanRequest request = plan_request(s, one);
@@ -86,10 +93,13 @@ double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
 }
 
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_ips, const RunOptions& opt) {
+                 double single_ips, const PointOptions& opt) {
   const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
   check_plan(plan);
-  Result r = engine.run(plan, opt);
+  RunOptions o;
+  o.timeline = opt.traces(p);
+  o.trace_workers = opt.trace_workers;
+  Result r = engine.run(plan, o);
   if (!std::isfinite(r.iteration_s))
     throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");
   r.finish(single_ips);
@@ -97,7 +107,7 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
 }
 
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
-                              const Progress& progress, const RunOptions& opt) {
+                              const Progress& progress, const PointOptions& opt) {
   const std::string where = s.path.empty() ? "" : s.path + ": ";
   double single = 0;
   try {

@@ -30,10 +30,18 @@ std::string analytic_caveat(const Scenario& s);
 
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p);
 
+// What a run records beyond the scenario: a timeline (of some workers, at some points).
+struct PointOptions {
+  bool timeline = false;
+  WorkerSelection trace_workers;
+  std::vector<SweepPoint> trace_points;  // the points with a timeline; empty: every point
+  bool traces(const SweepPoint& p) const;
+};
+
 // One point, finished against the single-GPU baseline of the same engine. The plan is
 // checked first (check_plan): a point that would compute with inf or NaN is an InputError.
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_gpu_images_per_s, const RunOptions& opt = {});
+                 double single_gpu_images_per_s, const PointOptions& opt = {});
 
 // Images/s of one GPU with no communication, for speedups.
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine);
@@ -45,6 +53,6 @@ using Progress = std::function<void(std::size_t done, std::size_t total, const R
 // that fails stops the sweep; its error is rethrown (InputError stays one) with the point
 // named first ("tf_stock at 1 nodes, 40 Gbit/s: ...").
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs = 1,
-                              const Progress& progress = {}, const RunOptions& opt = {});
+                              const Progress& progress = {}, const PointOptions& opt = {});
 
 }  // namespace possim

@@ -27,7 +27,7 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
                                [&](const auto& row) { return row == plan.stragglers.slowdown[0]; }) &&
                    std::all_of(plan.stragglers.dropped.begin(), plan.stragglers.dropped.end(),
                                [&](const auto& row) { return row == plan.stragglers.dropped[0]; })),
-      recorder_(plan, platform, opt.timeline) {
+      recorder_(plan, platform, opt) {
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   left_.assign(graph_.size(), 0);
   outbox_.resize(std::size_t(plan.cluster.total_nodes()));

@@ -8,15 +8,11 @@
 
 namespace possim::sim {
 
-namespace {
-// Keep traces readable and small: the first workers and nodes only.
-constexpr int kTracedWorkers = 16;
-}  // namespace
-
 std::uint64_t wire_bytes(double bytes) { return std::uint64_t(std::max(1.0, bytes)); }
 
-Recorder::Recorder(const SyncPlan& plan, const Platform& platform, bool timeline)
-    : plan_(plan), platform_(platform), timeline_on_(timeline), k_(std::max(1, plan.iterations)) {
+Recorder::Recorder(const SyncPlan& plan, const Platform& platform, const RunOptions& opt)
+    : plan_(plan), platform_(platform), timeline_on_(opt.timeline), traced_(opt.trace_workers),
+      k_(std::max(1, plan.iterations)) {
   nodes_ = std::size_t(plan.cluster.total_nodes());
   links_ = 2 * (nodes_ + std::size_t(plan.workers));
   const std::size_t k = std::size_t(k_);
@@ -44,7 +40,7 @@ void Recorder::task(const Instance& in, const std::string& track, double start, 
   if (!timeline_on_) return;
   const Task& task = plan_.tasks[in.task];
   const bool worker = task.scope == Scope::worker;
-  if (worker && in.who >= kTracedWorkers) return;
+  if (worker && !traced_.contains(in.who)) return;
   const std::string layer = task.layer >= 0 ? plan_.layers[std::size_t(task.layer)].name : "";
   TimelineEvent e;
   e.track = worker ? "worker " + std::to_string(in.who) + " " + track : track;
@@ -53,6 +49,8 @@ void Recorder::task(const Instance& in, const std::string& track, double start, 
   e.start_s = start;
   e.duration_s = end - start;
   e.iteration = in.t;
+  e.layer = task.layer;
+  e.worker = worker ? in.who : -1;
   timeline_.push_back(e);
 }
 
@@ -60,11 +58,12 @@ void Recorder::flow(const Instance& in, int src_node, int dst_node, double start
   if (!timeline_on_) return;
   const Task& task = plan_.tasks[in.task];
   const std::string name = task.label + (task.layer >= 0 ? " " + plan_.layers[std::size_t(task.layer)].name : "");
+  // The nodes of traced workers (node w hosts worker w) and the dedicated server nodes.
   for (const auto& [node, dir] : {std::pair<int, const char*>{src_node, " NIC tx"},
                                   std::pair<int, const char*>{dst_node, " NIC rx"}})
-    if (node < kTracedWorkers)
+    if (node >= plan_.workers || traced_.contains(node))
       timeline_.push_back(TimelineEvent{"node " + std::to_string(node) + dir, name, task.label, start,
-                                        end - start, in.t});
+                                        end - start, in.t, task.layer, -1});
 }
 
 // Links: the bytes each flow and copy put on them, and their busiest instant (link_load

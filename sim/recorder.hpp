@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/engine.hpp"
 #include "model/instance_graph.hpp"
 #include "model/result.hpp"
 #include "sim/platform.hpp"
@@ -14,7 +15,7 @@ namespace possim::sim {
 
 class Recorder {
  public:
-  Recorder(const SyncPlan& plan, const Platform& platform, bool timeline);
+  Recorder(const SyncPlan& plan, const Platform& platform, const RunOptions& opt);
 
   void gpu_busy(int t, double seconds) { gpu_busy_[std::size_t(t)] += seconds; }
   // A network flow of iteration t from one node to another, `bytes` long.
@@ -38,6 +39,7 @@ class Recorder {
   const SyncPlan& plan_;
   const Platform& platform_;
   bool timeline_on_;
+  WorkerSelection traced_;
   int k_;
   std::size_t nodes_, links_;  // links: NIC tx, rx per node, then PCIe d2h, h2d per worker
   // Per iteration (index t * nodes + n, t * links_ + link).

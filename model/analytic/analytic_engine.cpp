@@ -194,8 +194,10 @@ void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, in
       const std::string layer = task.layer >= 0 ? plan.layers[std::size_t(task.layer)].name : "";
       for (int r : p.held[i].res) {
         if (r < 0) continue;
-        res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r),
-                                             task.label + " " + layer, task.label, s.start[s.id(t, i)], dur, t});
+        // The representative is worker 0; the server's tracks belong to no worker.
+        const int worker = r == server_cpu || r == server_tx || r == server_rx ? -1 : 0;
+        res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.label + " " + layer,
+                                             task.label, s.start[s.id(t, i)], dur, t, task.layer, worker});
       }
     }
 }

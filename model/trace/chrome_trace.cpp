@@ -1,0 +1,157 @@
+#include "model/trace/chrome_trace.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+namespace possim {
+
+namespace {
+
+// Tracks in reading order: each worker's GPU, PCIe and network, then each node's NIC
+// (tx, rx), then the shards, then anything else; numbers compare as numbers ("worker 10" after "worker 9").
+std::tuple<int, long, int, std::string> track_key(const std::string& track) {
+  const auto number_after = [&](std::size_t pos) { return std::strtol(track.c_str() + pos, nullptr, 10); };
+  if (track.rfind("worker ", 0) == 0) {
+    const std::size_t space = track.find(' ', 7);
+    const std::string what = space == std::string::npos ? "" : track.substr(space + 1);
+    const int order = what == "GPU" ? 0 : what == "PCIe" ? 1 : what == "GPU-GPU" ? 2 : 3;
+    return {0, number_after(7), order, what};
+  }
+  if (track.rfind("node ", 0) == 0) return {1, number_after(5), track.find(" rx") != std::string::npos, track};
+  if (track.rfind("shard ", 0) == 0) return {2, number_after(6), 0, track};
+  return {3, 0, 0, track};
+}
+
+// Catapult's reserved colour names, so every viewer that honours "cname" tells compute,
+// copies, flows and server work apart at a glance.
+const char* colour(const std::string& category) {
+  if (category == "forward") return "thread_state_iowait";
+  if (category == "backward") return "thread_state_running";
+  if (category == "rebuild" || category == "quantize") return "olive";
+  if (category == "copy_d2h" || category == "copy_h2d" || category == "gather" || category == "scatter")
+    return "grey";
+  if (category == "push") return "rail_response";
+  if (category == "pull") return "rail_animation";
+  if (category == "broadcast" || category == "allreduce") return "rail_load";
+  if (category == "apply") return "terrible";
+  return "generic_work";
+}
+
+// A slice as written: whole nanoseconds, on one thread.
+struct Slice {
+  std::int64_t start_ns = 0, end_ns = 0;
+  int tid = 0;
+};
+
+double microseconds(std::int64_t ns) { return double(ns) / 1000.0; }
+
+// Threads for the tracks and their lanes, with each event's slice. Lane k > 0 of a track
+// is named "TRACK · k+1" and sorted right under it.
+std::vector<Slice> lay_out(const std::vector<TimelineEvent>& events, nlohmann::json& list) {
+  std::vector<Slice> slices(events.size());
+  std::map<std::string, std::vector<std::size_t>> by_track;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TimelineEvent& e = events[i];
+    slices[i].start_ns = std::llround(e.start_s * 1e9);
+    slices[i].end_ns = std::max<std::int64_t>(slices[i].start_ns, std::llround((e.start_s + e.duration_s) * 1e9));
+    by_track[e.track].push_back(i);
+  }
+  std::vector<std::string> tracks;
+  for (const auto& [track, members] : by_track) tracks.push_back(track);
+  std::stable_sort(tracks.begin(), tracks.end(),
+                   [](const std::string& a, const std::string& b) { return track_key(a) < track_key(b); });
+  int tid = 0;
+  for (const std::string& track : tracks) {
+    std::vector<std::size_t>& members = by_track[track];
+    std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(slices[a].start_ns, slices[a].end_ns) < std::tie(slices[b].start_ns, slices[b].end_ns);
+    });
+    std::vector<std::int64_t> lane_end;  // first fit: the lowest lane free at the start
+    for (std::size_t i : members) {
+      std::size_t lane = 0;
+      while (lane < lane_end.size() && lane_end[lane] > slices[i].start_ns) ++lane;
+      if (lane == lane_end.size()) lane_end.push_back(0);
+      lane_end[lane] = slices[i].end_ns;
+      slices[i].tid = tid + 1 + int(lane);
+    }
+    for (std::size_t lane = 0; lane < lane_end.size(); ++lane) {
+      const int id = ++tid;
+      const std::string name = lane == 0 ? track : track + " \u00b7 " + std::to_string(lane + 1);
+      list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", id}, {"args", {{"name", name}}}});
+      list.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", id},
+                      {"args", {{"sort_index", id}}}});
+    }
+  }
+  return slices;
+}
+
+// Arrows from each (worker, layer, iteration)'s backward slice to the same key's slices
+// that start after it ends. With several GPUs per node the last backward to end is the
+// source: the sync waits for it. Endpoints are slice midpoints, strictly inside each
+// slice, so the viewer binds them to that slice and not to a neighbour touching it.
+std::size_t add_flows(const std::vector<TimelineEvent>& events, const std::vector<Slice>& slices,
+                      nlohmann::json& list) {
+  using Key = std::tuple<int, int, int>;
+  const auto key = [&](std::size_t i) { return Key{events[i].worker, events[i].layer, events[i].iteration}; };
+  const auto bindable = [&](std::size_t i) {
+    return events[i].worker >= 0 && events[i].layer >= 0 && slices[i].end_ns - slices[i].start_ns >= 2;
+  };
+  const auto mid = [&](std::size_t i) { return slices[i].start_ns + (slices[i].end_ns - slices[i].start_ns) / 2; };
+  std::map<Key, std::size_t> backward;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].category != "backward" || !bindable(i)) continue;
+    const auto it = backward.find(key(i));
+    if (it == backward.end() || slices[i].end_ns > slices[it->second].end_ns) backward[key(i)] = i;
+  }
+  std::size_t flows = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].category == "forward" || events[i].category == "backward" || !bindable(i)) continue;
+    const auto it = backward.find(key(i));
+    if (it == backward.end() || slices[it->second].end_ns > slices[i].start_ns) continue;
+    const std::size_t from = it->second, id = ++flows;
+    const std::string name = "gradient";
+    list.push_back({{"name", name}, {"cat", "gradient"}, {"ph", "s"}, {"id", id}, {"pid", 0},
+                    {"tid", slices[from].tid}, {"ts", microseconds(mid(from))}});
+    list.push_back({{"name", name}, {"cat", "gradient"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", 0},
+                    {"tid", slices[i].tid}, {"ts", microseconds(mid(i))}});
+  }
+  return flows;
+}
+
+}  // namespace
+
+std::string chrome_trace(const std::vector<TimelineEvent>& events, const TraceMeta& meta) {
+  nlohmann::json list = nlohmann::json::array();
+  list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
+                  {"args", {{"name", meta.title + (meta.workers.empty() ? "" : " \u00b7 " + meta.workers)}}}});
+  if (!meta.workers.empty())
+    list.push_back({{"name", "process_labels"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
+                    {"args", {{"labels", meta.workers}}}});
+  const std::vector<Slice> slices = lay_out(events, list);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const TimelineEvent& e = events[i];
+    list.push_back({{"name", e.name},
+                    {"cat", e.category},
+                    {"ph", "X"},
+                    {"pid", 0},
+                    {"tid", slices[i].tid},
+                    {"ts", microseconds(slices[i].start_ns)},
+                    {"dur", microseconds(slices[i].end_ns - slices[i].start_ns)},
+                    {"cname", colour(e.category)},
+                    {"args", {{"iteration", e.iteration}}}});
+  }
+  const std::size_t flows = add_flows(events, slices, list);
+  nlohmann::json metadata = meta.args;
+  metadata["workers"] = meta.workers;
+  metadata["slices"] = events.size();
+  metadata["flows"] = flows;
+  const nlohmann::json header = {{"possim", metadata}};
+  return "{\"traceEvents\":" + list.dump() + ",\"metadata\":" + header.dump() + "}";
+}
+
+}  // namespace possim
