@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "model/analytic/analytic_engine.hpp"
-#include "model/profile.hpp"
-#include "model/strategy.hpp"
-#include "model/zoo.hpp"
+#include "model/input/profile.hpp"
+#include "model/strategies/strategy.hpp"
+#include "model/workload/zoo.hpp"
 
 using namespace possim;
 

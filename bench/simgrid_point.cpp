@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "model/profile.hpp"
-#include "model/strategy.hpp"
-#include "model/zoo.hpp"
+#include "model/input/profile.hpp"
+#include "model/strategies/strategy.hpp"
+#include "model/workload/zoo.hpp"
 #include "sim/simgrid_engine.hpp"
 
 using namespace possim;

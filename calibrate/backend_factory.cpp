@@ -7,7 +7,7 @@
 #include "calibrate/cpu_backend.hpp"
 #include "calibrate/cuda_backend.hpp"
 #include "calibrate/kernel_backend.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::calibrate {
 

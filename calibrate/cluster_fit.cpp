@@ -11,8 +11,8 @@
 
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/error.hpp"
-#include "model/strategy.hpp"
+#include "model/input/error.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim::calibrate {
 

@@ -11,8 +11,8 @@
 
 #include "calibrate/fit.hpp"
 #include "calibrate/measurements.hpp"
-#include "model/engine.hpp"
-#include "model/profile.hpp"
+#include "model/run/engine.hpp"
+#include "model/input/profile.hpp"
 
 namespace possim::calibrate {
 

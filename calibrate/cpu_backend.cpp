@@ -10,7 +10,7 @@
 
 #include "calibrate/cpu_kernels.hpp"
 #include "calibrate/timing.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::calibrate {
 

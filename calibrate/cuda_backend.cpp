@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "calibrate/timing.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::calibrate {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/layer.hpp"
+#include "model/workload/layer.hpp"
 
 namespace possim::calibrate {
 

@@ -11,8 +11,8 @@
 
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/line_fit.hpp"
-#include "model/network.hpp"
-#include "model/profile.hpp"
+#include "model/workload/network.hpp"
+#include "model/input/profile.hpp"
 
 namespace possim::calibrate {
 

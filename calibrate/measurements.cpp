@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "model/error.hpp"
-#include "model/input_file.hpp"
-#include "model/json_check.hpp"
-#include "model/layer_json.hpp"
-#include "model/limits.hpp"
-#include "model/strategy.hpp"
+#include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
+#include "model/input/json_check.hpp"
+#include "model/input/layer_json.hpp"
+#include "model/input/limits.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim::calibrate {
 

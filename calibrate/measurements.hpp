@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "model/network.hpp"
+#include "model/workload/network.hpp"
 
 namespace possim::calibrate {
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "model/result_io.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim::calibrate {
 

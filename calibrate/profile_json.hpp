@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "model/profile.hpp"
+#include "model/input/profile.hpp"
 
 namespace possim::calibrate {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::calibrate {
 

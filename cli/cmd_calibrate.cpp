@@ -22,9 +22,9 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
-#include "model/error.hpp"
-#include "model/layer_json.hpp"
-#include "model/limits.hpp"
+#include "model/input/error.hpp"
+#include "model/input/layer_json.hpp"
+#include "model/input/limits.hpp"
 
 namespace possim::cli {
 

@@ -7,11 +7,11 @@
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
-#include "model/error.hpp"
-#include "model/json_check.hpp"
-#include "model/limits.hpp"
-#include "model/scenario.hpp"
-#include "model/sweep.hpp"
+#include "model/input/error.hpp"
+#include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+#include "model/input/scenario.hpp"
+#include "model/run/sweep.hpp"
 
 namespace possim::cli {
 

@@ -12,8 +12,8 @@
 #include "cli/options.hpp"
 #include "cli/points_report.hpp"
 #include "cli/table.hpp"
-#include "model/error.hpp"
-#include "model/limits.hpp"
+#include "model/input/error.hpp"
+#include "model/input/limits.hpp"
 
 namespace possim::cli {
 

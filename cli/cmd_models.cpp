@@ -5,9 +5,9 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
-#include "model/error.hpp"
-#include "model/layer_json.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/input/layer_json.hpp"
+#include "model/workload/zoo.hpp"
 
 namespace possim::cli {
 

@@ -11,10 +11,10 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
-#include "model/error.hpp"
-#include "model/profile.hpp"
-#include "model/profile_derive.hpp"
-#include "model/result_io.hpp"
+#include "model/input/error.hpp"
+#include "model/input/profile.hpp"
+#include "model/input/profile_derive.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim::cli {
 

@@ -8,9 +8,9 @@
 #include "cli/options.hpp"
 #include "cli/points_report.hpp"
 #include "cli/table.hpp"
-#include "model/error.hpp"
-#include "model/limits.hpp"
-#include "model/result_io.hpp"
+#include "model/input/error.hpp"
+#include "model/input/limits.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim::cli {
 

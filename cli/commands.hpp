@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/engine.hpp"
+#include "model/run/engine.hpp"
 
 namespace possim::cli {
 

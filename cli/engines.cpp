@@ -1,6 +1,6 @@
 #include "cli/commands.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 #include "sim/simgrid_engine.hpp"
 
 namespace possim::cli {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/child_processes.hpp"
+#include "model/run/child_processes.hpp"
 
 namespace possim::cli {
 

@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::cli {
 

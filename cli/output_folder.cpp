@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "cli/interrupt.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::cli {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "fuzz/harness.hpp"
-#include "model/layer_json.hpp"
+#include "model/input/layer_json.hpp"
 
 namespace {
 

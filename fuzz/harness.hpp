@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::fuzz {
 

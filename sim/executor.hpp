@@ -20,8 +20,8 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "model/engine.hpp"
-#include "model/instance_graph.hpp"
+#include "model/run/engine.hpp"
+#include "model/plan/instance_graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/recorder.hpp"
 #include "sim/repeat_detector.hpp"

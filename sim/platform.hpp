@@ -14,7 +14,7 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "model/sync_plan.hpp"
+#include "model/plan/sync_plan.hpp"
 
 namespace possim::sim {
 

@@ -4,7 +4,7 @@
 
 #include <simgrid/plugins/load.h>
 
-#include "model/engine.hpp"
+#include "model/run/engine.hpp"
 
 namespace possim::sim {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "model/engine.hpp"
-#include "model/instance_graph.hpp"
-#include "model/result.hpp"
+#include "model/run/engine.hpp"
+#include "model/plan/instance_graph.hpp"
+#include "model/run/result.hpp"
 #include "sim/platform.hpp"
 #include "sim/repeat_detector.hpp"
 

@@ -11,9 +11,9 @@
 #include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 
-#include "model/child_processes.hpp"
-#include "model/plan_check.hpp"
-#include "model/result_io.hpp"
+#include "model/run/child_processes.hpp"
+#include "model/plan/plan_check.hpp"
+#include "model/run/result_io.hpp"
 #include "sim/executor.hpp"
 
 namespace sg4 = simgrid::s4u;

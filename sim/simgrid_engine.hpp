@@ -6,7 +6,7 @@
 // that sends its Result back over a pipe as JSON (doubles round-trip exactly).
 #pragma once
 
-#include "model/engine.hpp"
+#include "model/run/engine.hpp"
 
 namespace possim::sim {
 

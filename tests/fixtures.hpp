@@ -1,7 +1,7 @@
 // Small hand-made networks and profiles whose times can be worked out by hand.
 #pragma once
-#include "model/profile.hpp"
-#include "model/strategy.hpp"
+#include "model/input/profile.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim::test {
 

@@ -18,7 +18,7 @@
 #include "calibrate/exchange/netns.hpp"
 #include "calibrate/exchange/wire.hpp"
 #include "calibrate/profile_json.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 #include "run_possim.hpp"
 
 using namespace possim;

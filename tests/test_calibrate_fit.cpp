@@ -18,8 +18,8 @@
 #include "calibrate/measurements.hpp"
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/error.hpp"
-#include "model/layer_json.hpp"
+#include "model/input/error.hpp"
+#include "model/input/layer_json.hpp"
 #include "run_possim.hpp"
 
 using namespace possim;

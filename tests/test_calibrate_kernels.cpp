@@ -15,9 +15,9 @@
 #include "calibrate/kernels.hpp"
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/error.hpp"
-#include "model/strategy.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/strategies/strategy.hpp"
+#include "model/workload/zoo.hpp"
 #include "run_possim.hpp"
 
 using namespace possim;

@@ -9,7 +9,7 @@
 
 #include "fixtures.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/collective.hpp"
+#include "model/plan/collective.hpp"
 #include "sim/simgrid_engine.hpp"
 
 using namespace possim;

@@ -2,7 +2,7 @@
 // examples. Every expected number is computed by hand in the comment beside it.
 #include <catch2/catch.hpp>
 
-#include "model/cost.hpp"
+#include "model/plan/cost.hpp"
 
 using namespace possim;
 

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "calibrate/cluster_fit.hpp"
-#include "model/layer_json.hpp"
+#include "model/input/layer_json.hpp"
 #include "sim/simgrid_engine.hpp"
 
 using namespace possim;

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/zoo.hpp"
+#include "model/workload/zoo.hpp"
 #include "run_possim.hpp"
 
 namespace fs = std::filesystem;

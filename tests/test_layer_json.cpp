@@ -8,9 +8,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "model/error.hpp"
-#include "model/layer_json.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/input/layer_json.hpp"
+#include "model/workload/zoo.hpp"
 
 using namespace possim;
 using nlohmann::json;

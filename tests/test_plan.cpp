@@ -5,7 +5,7 @@
 #include <map>
 
 #include "fixtures.hpp"
-#include "model/node_load.hpp"
+#include "model/plan/node_load.hpp"
 
 using namespace possim;
 using namespace possim::test;

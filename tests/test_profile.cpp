@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "model/error.hpp"
-#include "model/profile.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/input/profile.hpp"
+#include "model/workload/zoo.hpp"
 
 using namespace possim;
 using nlohmann::json;

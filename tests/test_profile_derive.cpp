@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "model/error.hpp"
-#include "model/profile.hpp"
-#include "model/profile_derive.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/input/profile.hpp"
+#include "model/input/profile_derive.hpp"
+#include "model/workload/zoo.hpp"
 #include "run_possim.hpp"
 
 using namespace possim;

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "model/error.hpp"
-#include "model/layer_json.hpp"
-#include "model/scenario.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/input/layer_json.hpp"
+#include "model/input/scenario.hpp"
+#include "model/workload/zoo.hpp"
 
 using namespace possim;
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 
 #include "fixtures.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/zoo.hpp"
+#include "model/workload/zoo.hpp"
 #include "sim/simgrid_engine.hpp"
 
 using namespace possim;

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
-#include "model/zoo.hpp"
+#include "model/workload/zoo.hpp"
 #include "sim/simgrid_engine.hpp"
 
 using namespace possim;

@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "calibrate/measurements.hpp"
-#include "model/error.hpp"
-#include "model/profile.hpp"
-#include "model/scenario.hpp"
-#include "model/strategy.hpp"
-#include "model/zoo.hpp"
+#include "model/input/error.hpp"
+#include "model/input/profile.hpp"
+#include "model/input/scenario.hpp"
+#include "model/strategies/strategy.hpp"
+#include "model/workload/zoo.hpp"
 
 using namespace possim;
 using Approx = Catch::Detail::Approx;

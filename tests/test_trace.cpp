@@ -10,7 +10,7 @@
 
 #include "fixtures.hpp"
 #include "model/analytic/analytic_engine.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 #include "model/trace/chrome_trace.hpp"
 #include "model/trace/trace_points.hpp"
 #include "model/trace/worker_selection.hpp"

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "model/analytic/analytic_engine.hpp"
-#include "model/scenario.hpp"
-#include "model/sweep.hpp"
+#include "model/input/scenario.hpp"
+#include "model/run/sweep.hpp"
 #include "run_possim.hpp"
 #include "sim/simgrid_engine.hpp"
 

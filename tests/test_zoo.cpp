@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/zoo.hpp"
+#include "model/workload/zoo.hpp"
 
 using namespace possim;
 

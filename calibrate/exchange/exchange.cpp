@@ -17,7 +17,7 @@
 #include "calibrate/exchange/node.hpp"
 #include "calibrate/exchange/wire.hpp"
 #include "calibrate/timing.hpp"
-#include "model/error.hpp"
+#include "model/input/error.hpp"
 
 namespace possim::calibrate::exchange {
 

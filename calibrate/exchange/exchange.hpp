@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "calibrate/line_fit.hpp"
-#include "model/profile.hpp"
+#include "model/input/profile.hpp"
 
 namespace possim::calibrate::exchange {
 

@@ -5,10 +5,10 @@
 #include <queue>
 #include <tuple>
 
-#include "model/error.hpp"
-#include "model/instance_graph.hpp"
-#include "model/node_load.hpp"
-#include "model/task_cost.hpp"
+#include "model/input/error.hpp"
+#include "model/plan/instance_graph.hpp"
+#include "model/plan/node_load.hpp"
+#include "model/plan/task_cost.hpp"
 
 namespace possim {
 

@@ -19,8 +19,8 @@
 // parallel, for the busiest slice's time, holding the server CPU for the mean share.
 #pragma once
 
-#include "model/engine.hpp"
-#include "model/node_load.hpp"
+#include "model/run/engine.hpp"
+#include "model/plan/node_load.hpp"
 
 namespace possim {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 
-#include "model/cost.hpp"
-#include "model/error.hpp"
-#include "model/limits.hpp"
+#include "model/plan/cost.hpp"
+#include "model/input/error.hpp"
+#include "model/input/limits.hpp"
 
 namespace possim {
 

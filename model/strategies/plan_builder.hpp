@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/strategy.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim {
 

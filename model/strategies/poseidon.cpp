@@ -3,7 +3,7 @@
 // PS otherwise (or, under the 2016 rule, the Adam-style centralized SF scheme).
 #include <cstdio>
 
-#include "model/cost.hpp"
+#include "model/plan/cost.hpp"
 #include "model/strategies/plan_builder.hpp"
 #include "model/strategies/registry.hpp"
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <memory>
 
-#include "model/strategy.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim {
 

@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/result.hpp"
+#include "model/run/result.hpp"
 
 namespace possim {
 

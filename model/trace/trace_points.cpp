@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "model/error.hpp"
-#include "model/limits.hpp"
+#include "model/input/error.hpp"
+#include "model/input/limits.hpp"
 
 namespace possim {
 

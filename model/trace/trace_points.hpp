@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "model/result.hpp"
-#include "model/scenario.hpp"
-#include "model/sweep.hpp"
+#include "model/run/result.hpp"
+#include "model/input/scenario.hpp"
+#include "model/run/sweep.hpp"
 #include "model/trace/chrome_trace.hpp"
 #include "model/trace/worker_selection.hpp"
 

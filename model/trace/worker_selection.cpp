@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstdlib>
 
-#include "model/error.hpp"
-#include "model/limits.hpp"
+#include "model/input/error.hpp"
+#include "model/input/limits.hpp"
 
 namespace possim {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <tuple>
 
-#include "model/collective.hpp"
+#include "model/plan/collective.hpp"
 #include "sim/executor.hpp"
 
 namespace sg4 = simgrid::s4u;

@@ -1,0 +1,481 @@
+// Profile JSON ("possim-profile-1"): parsing, with every field range-checked, and the three
+// layer-timing rules of profile.hpp.
+#include "model/input/profile.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
+#include "model/input/json_check.hpp"
+
+namespace possim {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kFormat = "possim-profile-1";
+
+// Efficiency of a kind that kind_efficiency leaves out (conv and fc must be given). Those
+// kinds are memory-bound element-wise passes: the zoo counts about one operation per
+// element and a pass moves about 8 bytes per element (read + write, fp32), so a GPU with
+// ~250 GB/s of achieved DRAM bandwidth does ~30 G operations/s -- 0.5% of a 6.6 TFLOP/s
+// peak. A default has to exist for profiles that only know their GEMM rates.
+constexpr double kMemoryBoundEfficiency = 0.005;
+
+// Generous sanity bounds: they catch unit slips (Gbit for bytes, ms for s), not hardware.
+constexpr double kMaxFlops = 1e18, kMaxBytesPerS = 1e13, kMaxSeconds = 60;
+
+// clang-format off
+const std::vector<std::string> kTopFields = {
+    "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "throughput", "measured",
+    "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
+    "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
+    "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
+    "server_update_bytes_per_s", "stacks",
+    "default_stacks", "sources"};
+// clang-format on
+
+using json_check::Reader;
+
+// A string; an empty one fails when non_empty.
+std::string text(const Reader& r, const json& v, const std::string& path, bool non_empty = true) {
+  const std::string s = r.text(v, path, "a string");
+  if (non_empty && s.empty()) r.fail(path, "is empty", "a non-empty string");
+  return s;
+}
+
+const json& object(const Reader& r, const json& v, const std::string& path) {
+  return r.object(v, path, "a JSON object");
+}
+
+std::string format_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
+std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
+  std::vector<ThroughputPoint> out;
+  std::set<std::pair<std::string, int>> seen;  // (model@framework, batch)
+  r.array(v, "throughput", "a list of {model, batch, images_per_s, source}");
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = json_check::index("throughput", i);
+    const json& e = object(r, v[i], at);
+    r.only_known(e, at, {"model", "batch", "images_per_s", "source", "framework"});
+    ThroughputPoint p;
+    p.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
+    p.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
+                            1 << 20, "a batch size in [1, 1048576]"));
+    p.images_per_s = r.number(r.require(e, at, "images_per_s", "images per second > 0"),
+                              at + ".images_per_s", 0, 1e9, "images per second in (0, 1e9]",
+                              /*lo_open=*/true);
+    p.source = text(r, r.require(e, at, "source", "where the number came from"), at + ".source");
+    if (e.contains("framework")) p.framework = text(r, e["framework"], at + ".framework");
+    if (!seen.insert({p.model + "@" + p.framework, p.batch}).second)
+      r.fail(at, "second point for " + p.model + " at batch " + std::to_string(p.batch) +
+                     (p.framework.empty() ? "" : " under " + p.framework),
+             "one point per model, batch and framework");
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
+  std::vector<MeasuredModel> out;
+  std::set<std::pair<std::string, int>> seen;
+  r.array(v, "measured", "a list of {model, batch, source, layers}");
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = json_check::index("measured", i);
+    const json& e = object(r, v[i], at);
+    r.only_known(e, at, {"model", "batch", "source", "layers"});
+    MeasuredModel m;
+    m.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
+    m.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
+                            1 << 20, "a batch size in [1, 1048576]"));
+    m.source = text(r, r.require(e, at, "source", "where the timings came from"), at + ".source");
+    const std::string lat = at + ".layers";
+    const json& layers =
+        r.array(r.require(e, at, "layers", "a list of {layer, forward_s, backward_s}"), lat,
+                "a list of {layer, forward_s, backward_s}");
+    if (layers.empty()) r.fail(lat, "is empty", "one entry per layer of the model");
+    std::set<std::string> names;
+    for (std::size_t k = 0; k < layers.size(); ++k) {
+      const std::string lk = json_check::index(lat, k);
+      const json& le = object(r, layers[k], lk);
+      r.only_known(le, lk, {"layer", "forward_s", "backward_s"});
+      LayerTiming t;
+      t.layer = text(r, r.require(le, lk, "layer", "a layer name"), lk + ".layer");
+      const std::string secs = "seconds in [0, " + format_number(kMaxSeconds) + "]";
+      t.forward_s =
+          r.number(r.require(le, lk, "forward_s", secs), lk + ".forward_s", 0, kMaxSeconds, secs);
+      t.backward_s =
+          r.number(r.require(le, lk, "backward_s", secs), lk + ".backward_s", 0, kMaxSeconds, secs);
+      if (!names.insert(t.layer).second)
+        r.fail(lk + ".layer", "layer '" + t.layer + "' appears twice", "one entry per layer");
+      m.layers.push_back(t);
+    }
+    if (!seen.insert({m.model, m.batch}).second)
+      r.fail(at, "second timing set for " + m.model + " at batch " + std::to_string(m.batch),
+             "one per model and batch");
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v) {
+  std::map<LayerKind, double> out;
+  object(r, v, "kind_efficiency");
+  for (const auto& item : v.items()) {
+    const std::string at = "kind_efficiency." + item.key();
+    LayerKind k;
+    try {
+      k = layer_kind_from_string(item.key());
+    } catch (const std::invalid_argument&) {
+      r.fail(at, "unknown layer kind",
+             "conv, fc, bn, pool, relu, lrn, concat, add, dropout or softmax");
+    }
+    out[k] = r.number(item.value(), at, 0, 1, "a fraction in (0, 1]", /*lo_open=*/true);
+  }
+  for (LayerKind k : {LayerKind::conv, LayerKind::fc})
+    if (!out.count(k))
+      r.fail(std::string("kind_efficiency.") + to_string(k), "missing",
+             "a fraction in (0, 1]; only memory-bound kinds may be left out (they default to " +
+                 format_number(kMemoryBoundEfficiency) + ")");
+  return out;
+}
+
+const MeasuredModel* find_measured(const Profile& p, const Network& net, int batch) {
+  for (const auto& m : p.measured)
+    if (m.model == net.name && m.batch == batch) return &m;
+  return nullptr;
+}
+
+// Nearest batch; on a tie the larger batch (the GPU is nearer saturation there). Points of
+// the profile's framework (or of none) first; another framework's only when it has none:
+// the same kernels under another framework are a better guess than the FLOP model alone.
+const ThroughputPoint* find_point_of(const Profile& p, const Network& net, int batch,
+                                     bool same_framework) {
+  const ThroughputPoint* best = nullptr;
+  for (const auto& t : p.throughput) {
+    if (t.model != net.name) continue;
+    if (same_framework && !t.framework.empty() && !p.framework.empty() && t.framework != p.framework)
+      continue;
+    if (!best) {
+      best = &t;
+      continue;
+    }
+    const int d = std::abs(t.batch - batch), bd = std::abs(best->batch - batch);
+    if (d < bd || (d == bd && t.batch > best->batch)) best = &t;
+  }
+  return best;
+}
+
+const ThroughputPoint* find_point(const Profile& p, const Network& net, int batch) {
+  if (const ThroughputPoint* t = find_point_of(p, net, batch, true)) return t;
+  return find_point_of(p, net, batch, false);
+}
+
+double efficiency(const Profile& p, LayerKind k) {
+  auto it = p.kind_efficiency.find(k);
+  return it == p.kind_efficiency.end() ? kMemoryBoundEfficiency : it->second;
+}
+
+std::vector<LayerTime> flop_times(const Profile& p, const Network& net, int batch) {
+  std::vector<LayerTime> out;
+  for (const Layer& l : net.layers) {
+    const double rate = p.peak_flops_per_s * efficiency(p, l.kind);
+    out.push_back({batch * l.fwd_flops / rate, batch * l.bwd_flops / rate});
+  }
+  return out;
+}
+
+double sum(const std::vector<LayerTime>& t) {
+  double s = 0;
+  for (const auto& x : t) s += x.forward_s + x.backward_s;
+  return s;
+}
+
+// Factor that makes the FLOP model's iteration at the point's batch (plus the fixed
+// per-iteration cost) take point.batch / images_per_s. FLOP times are linear in batch.
+double scale_factor(const Profile& p, const Network& net, const ThroughputPoint& pt) {
+  const double model_s = sum(flop_times(p, net, pt.batch));
+  const double target_s = pt.batch / pt.images_per_s - p.per_iteration_s;
+  if (model_s <= 0) throw std::invalid_argument(net.name + " has no FLOPs to scale");
+  if (target_s <= 0)
+    throw InputError(
+        p.path, "throughput",
+        "the " + net.name + " point leaves no time for the layers after per_iteration_s",
+        "batch / images_per_s > per_iteration_s");
+  return target_s / model_s;
+}
+
+void check_batch(int batch) {
+  if (batch < 1) throw std::invalid_argument("layer_times: batch must be >= 1");
+}
+
+// "stacks": {"NAME": {"description", "framework", PARAMETER: value, ..., "sources": {...}}}
+std::map<std::string, SoftwareStack> read_stacks(const Reader& r, const json& v) {
+  std::map<std::string, SoftwareStack> out;
+  object(r, v, "stacks");
+  std::vector<std::string> fields = {"description", "framework", "sync_after_backward", "sources"};
+  for (const auto& n : stack_parameter_names()) fields.push_back(n);
+  for (const auto& item : v.items()) {
+    const std::string at = "stacks." + item.key();
+    const json& e = object(r, item.value(), at);
+    r.only_known(e, at, fields);
+    SoftwareStack st;
+    st.name = item.key();
+    if (st.name.empty()) r.fail(at, "has an empty name", "a stack name");
+    if (e.contains("description")) st.description = text(r, e["description"], at + ".description", false);
+    if (e.contains("framework")) st.framework = text(r, e["framework"], at + ".framework");
+    if (e.contains("sync_after_backward")) {
+      if (!e["sync_after_backward"].is_boolean())
+        r.fail(at + ".sync_after_backward", json_check::describe(e["sync_after_backward"]) + " is not a boolean",
+               "true or false");
+      st.sync_after_backward = e["sync_after_backward"].get<bool>();
+    }
+    for (const auto& n : stack_parameter_names()) {
+      if (!e.contains(n)) continue;
+      const bool rate = n.find("bytes_per_s") != std::string::npos;
+      const bool optional_rate = n == "runtime_copy_bytes_per_s" ||
+                                 n == "client_pass_bytes_per_s" || n == "server_update_bytes_per_s";
+      const double hi = rate ? kMaxBytesPerS : (n == "per_iteration_s" ? kMaxSeconds : 1.0);
+      const std::string unit = rate ? "bytes/s" : "seconds";
+      st.params[n] = r.number(e[n], at + "." + n, 0, hi,
+                              std::string(rate && !optional_rate ? "a rate in (0, " : "a value in [0, ") +
+                                  format_number(hi) + "] " + unit,
+                              /*lo_open=*/rate && !optional_rate);
+    }
+    if (e.contains("sources")) {
+      const json& src = object(r, e["sources"], at + ".sources");
+      r.only_known(src, at + ".sources", fields);
+      for (const auto& s : src.items())
+        st.sources[s.key()] = text(r, s.value(), at + ".sources." + s.key());
+    }
+    out[st.name] = std::move(st);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& stack_parameter_names() {
+  static const std::vector<std::string> n = {
+      "server_apply_bytes_per_s", "per_message_s",           "per_iteration_s",
+      "server_per_peer_s",        "runtime_copy_bytes_per_s", "quantize_bytes_per_s",
+      "client_pass_bytes_per_s",  "server_update_bytes_per_s"};
+  return n;
+}
+
+double* Profile::parameter_field(const std::string& n) {
+  if (n == "server_apply_bytes_per_s") return &server_apply_bytes_per_s;
+  if (n == "per_message_s") return &per_message_s;
+  if (n == "per_iteration_s") return &per_iteration_s;
+  if (n == "server_per_peer_s") return &server_per_peer_s;
+  if (n == "runtime_copy_bytes_per_s") return &runtime_copy_bytes_per_s;
+  if (n == "quantize_bytes_per_s") return &quantize_bytes_per_s;
+  if (n == "client_pass_bytes_per_s") return &client_pass_bytes_per_s;
+  if (n == "server_update_bytes_per_s") return &server_update_bytes_per_s;
+  return nullptr;
+}
+
+double Profile::parameter(const std::string& n) const {
+  const double* f = const_cast<Profile*>(this)->parameter_field(n);
+  if (!f) throw std::invalid_argument("not a stack parameter: " + n);
+  return *f;
+}
+
+Profile Profile::with_stack(const std::string& name) const {
+  auto it = stacks.find(name);
+  if (it == stacks.end()) {
+    std::string names;
+    for (const auto& [n, _] : stacks) names += (names.empty() ? "" : ", ") + n;
+    throw InputError(path, "stacks", "no stack named '" + name + "'",
+                     names.empty() ? "a profile with a stacks section" : "one of " + names);
+  }
+  Profile p = *this;
+  for (const auto& [n, v] : it->second.params) *p.parameter_field(n) = v;
+  p.framework = it->second.framework;
+  p.sync_after_backward = it->second.sync_after_backward;
+  p.stack = name;
+  return p;
+}
+
+std::string Profile::stack_for(const std::string& strategy, const std::string& chosen) const {
+  if (!chosen.empty()) return chosen;
+  auto it = default_stacks.find(strategy);
+  return it == default_stacks.end() ? "" : it->second;
+}
+
+Profile Profile::for_strategy(const std::string& strategy, const std::string& chosen) const {
+  const std::string s = stack_for(strategy, chosen);
+  return s.empty() ? *this : with_stack(s);
+}
+
+std::vector<LayerTime> Profile::layer_times(const Network& net, int batch) const {
+  check_batch(batch);
+  if (const MeasuredModel* m = find_measured(*this, net, batch)) {
+    std::map<std::string, const LayerTiming*> by_name;
+    for (const auto& t : m->layers) by_name[t.layer] = &t;
+    std::vector<LayerTime> out;
+    for (const Layer& l : net.layers) {
+      auto it = by_name.find(l.name);
+      // Half-measured, half-modelled times would be silently inconsistent: refuse.
+      if (it == by_name.end())
+        throw InputError(path, "measured[" + std::to_string(m - measured.data()) + "].layers",
+                         "no timing for layer '" + l.name + "' of " + net.name + " at batch " +
+                             std::to_string(batch),
+                         "one entry per layer of the model");
+      out.push_back({it->second->forward_s, it->second->backward_s});
+    }
+    return out;
+  }
+  std::vector<LayerTime> out = flop_times(*this, net, batch);
+  if (const ThroughputPoint* pt = find_point(*this, net, batch)) {
+    const double f = scale_factor(*this, net, *pt);
+    for (auto& t : out) {
+      t.forward_s *= f;
+      t.backward_s *= f;
+    }
+  }
+  return out;
+}
+
+std::string Profile::compute_source(const Network& net, int batch) const {
+  check_batch(batch);
+  if (const MeasuredModel* m = find_measured(*this, net, batch))
+    return "measured per-layer timings for " + net.name + " at batch " + std::to_string(batch) +
+           " (" + m->source + ")";
+  const std::string flop =
+      "FLOP model (peak " + format_number(peak_flops_per_s) + " FLOP/s x kind efficiency)";
+  if (const ThroughputPoint* pt = find_point(*this, net, batch))
+    return flop + " scaled x" + format_number(scale_factor(*this, net, *pt)) + " to " +
+           format_number(pt->images_per_s) + " images/s at batch " + std::to_string(pt->batch) +
+           (pt->framework.empty() ? "" : " under " + pt->framework) + " (" + pt->source + ")";
+  return flop + " alone: no measurement of " + net.name + " in profile " + name;
+}
+
+// "stacks" and "default_stacks": every default names a stack, and every stack leaves the
+// profile valid once applied.
+void read_stack_section(const Reader& r, const json& j, Profile& p) {
+  if (j.contains("stacks")) p.stacks = read_stacks(r, j["stacks"]);
+  if (j.contains("default_stacks")) {
+    const json& d = object(r, j["default_stacks"], "default_stacks");
+    for (const auto& item : d.items()) {
+      const std::string at = "default_stacks." + item.key();
+      const std::string name = text(r, item.value(), at);
+      if (!p.stacks.count(name)) r.fail(at, "no stack named '" + name + "'", "a key of stacks");
+      p.default_stacks[item.key()] = name;
+    }
+  }
+  for (const auto& [name, st] : p.stacks) {
+    const Profile applied = p.with_stack(name);
+    for (std::size_t i = 0; i < applied.throughput.size(); ++i)
+      if (applied.throughput[i].batch / applied.throughput[i].images_per_s <= applied.per_iteration_s)
+        r.fail("stacks." + name + ".per_iteration_s", "leaves no time for the layers of " +
+                   applied.throughput[i].model, "less than batch / images_per_s of every point");
+  }
+
+}
+
+Profile parse_profile(const std::string& json_text, const std::string& where) {
+  const Reader r(where);
+  json j = r.parse(json_text, "a possim-profile-1 JSON object");
+  if (!j.is_object()) r.fail("", "top level is " + std::string(j.type_name()), "a JSON object");
+  r.only_known(j, "", kTopFields);
+
+  Profile p;
+  p.path = where;
+  const std::string format =
+      text(r, r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
+  if (format != kFormat)
+    r.fail("format", "\"" + format + "\" is not supported", std::string("\"") + kFormat + "\"");
+  p.name = text(r, r.require(j, "", "name", "a profile name"), "name");
+  if (j.contains("device")) p.device = text(r, j["device"], "device", false);
+
+  // Required rates: a zero here would divide by zero downstream.
+  const auto rate = [&](const char* key, double hi, const std::string& unit) {
+    const std::string e = "a rate in (0, " + format_number(hi) + "] " + unit;
+    return r.number(r.require(j, "", key, e), key, 0, hi, e, /*lo_open=*/true);
+  };
+  // Optional fixed costs default to 0.
+  const auto seconds = [&](const char* key, double hi) {
+    if (!j.contains(key)) return 0.0;
+    return r.number(j[key], key, 0, hi, "seconds in [0, " + format_number(hi) + "]");
+  };
+  p.peak_flops_per_s = rate("peak_flops_per_s", kMaxFlops, "FLOP/s");
+  p.pcie_bytes_per_s = rate("pcie_bytes_per_s", kMaxBytesPerS, "bytes/s");
+  p.d2d_bytes_per_s = rate("d2d_bytes_per_s", kMaxBytesPerS, "bytes/s");
+  p.server_apply_bytes_per_s = rate("server_apply_bytes_per_s", kMaxBytesPerS, "bytes/s");
+  p.rebuild_flops_per_s = rate("rebuild_flops_per_s", kMaxFlops, "FLOP/s");
+  p.quantize_bytes_per_s = rate("quantize_bytes_per_s", kMaxBytesPerS, "bytes/s");
+  p.tcp_goodput = r.number(r.require(j, "", "tcp_goodput", "a fraction in (0, 1]"), "tcp_goodput",
+                           0, 1, "a fraction in (0, 1]", /*lo_open=*/true);
+  p.pcie_latency_s = seconds("pcie_latency_s", 1);
+  p.per_message_s = seconds("per_message_s", 1);
+  p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
+  p.server_per_peer_s = seconds("server_per_peer_s", 1);
+  if (j.contains("server_update_bytes_per_s"))
+    p.server_update_bytes_per_s =
+        r.number(j["server_update_bytes_per_s"], "server_update_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no separate update)");
+  if (j.contains("client_pass_bytes_per_s"))
+    p.client_pass_bytes_per_s =
+        r.number(j["client_pass_bytes_per_s"], "client_pass_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no pass)");
+  if (j.contains("runtime_copy_bytes_per_s"))
+    p.runtime_copy_bytes_per_s =
+        r.number(j["runtime_copy_bytes_per_s"], "runtime_copy_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no runtime copy)");
+
+  p.kind_efficiency =
+      read_efficiency(r, r.require(j, "", "kind_efficiency", "an object: layer kind -> fraction"));
+  if (j.contains("throughput")) p.throughput = read_throughput(r, j["throughput"]);
+  if (j.contains("measured")) p.measured = read_measured(r, j["measured"]);
+  for (std::size_t i = 0; i < p.throughput.size(); ++i)
+    if (p.throughput[i].batch / p.throughput[i].images_per_s <= p.per_iteration_s)
+      r.fail(json_check::index("throughput", i) + ".images_per_s",
+             "iteration time is not above per_iteration_s",
+             "batch / images_per_s > per_iteration_s");
+
+  read_stack_section(r, j, p);
+
+  if (j.contains("sources")) {
+    object(r, j["sources"], "sources");
+    r.only_known(j["sources"], "sources", kTopFields);
+    for (const auto& item : j["sources"].items())
+      p.sources[item.key()] = text(r, item.value(), "sources." + item.key());
+  }
+  return p;
+}
+
+Profile load_profile(const std::string& name_or_path, const std::string& base_dir) {
+  const bool shipped =
+      name_or_path.find('/') == std::string::npos &&
+      !(name_or_path.size() >= 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
+  const fs::path path = shipped
+                            ? fs::path(POSSIM_SOURCE_DIR) / "profiles" / (name_or_path + ".json")
+                            : (fs::path(base_dir) / name_or_path).lexically_normal();
+  std::error_code ec;
+  if (shipped && !fs::exists(path, ec)) {
+    std::string names;
+    for (const auto& e : fs::directory_iterator(fs::path(POSSIM_SOURCE_DIR) / "profiles", ec))
+      if (e.path().extension() == ".json")
+        names += (names.empty() ? "" : ", ") + e.path().stem().string();
+    throw InputError(path.string(), "", "no shipped profile named '" + name_or_path + "'",
+                     "one of: " + names + ", or a path to a profile JSON");
+  }
+  return parse_profile(read_input_file(path.string(), "profile file", "an existing profile JSON"),
+                       path.string());
+}
+
+}  // namespace possim

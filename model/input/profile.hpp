@@ -1,0 +1,133 @@
+// A compute and communication profile: how fast one GPU node computes each layer and
+// moves bytes. Every number carries where it came from (a measurement, a paper, a fit).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/workload/network.hpp"
+
+namespace possim {
+
+// A measured single-GPU throughput, used to scale the per-layer FLOP model.
+struct ThroughputPoint {
+  std::string model;
+  int batch = 0;
+  double images_per_s = 0;
+  std::string source;
+  std::string framework;  // the software that measured it ("caffe", "tensorflow"); "" any
+};
+
+// Per-layer seconds measured for one model at one batch (written by the calibrator).
+struct LayerTiming {
+  std::string layer;
+  double forward_s = 0;
+  double backward_s = 0;
+};
+struct MeasuredModel {
+  std::string model;
+  int batch = 0;
+  std::vector<LayerTiming> layers;
+  std::string source;
+};
+
+// Forward/backward seconds of one layer for a whole batch on one GPU.
+struct LayerTime {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+
+// The software that runs on a node -- a framework and its communication runtime -- as
+// opposed to the node's physics (GPU, PCIe, NIC, TCP). Caffe+PS's servers, Poseidon's
+// servers, stock TensorFlow's runtime and CNTK's 1-bit path are each a stack with their
+// own costs, fitted only on their own measurements. Each entry of `params` overrides the
+// profile's top-level field of the same name (see stack_parameter_names()) for the
+// strategies that run on this stack; the rest is inherited.
+struct SoftwareStack {
+  std::string name;
+  std::string description;
+  std::string framework;  // whose single-GPU throughput points time the layers ("" any)
+  std::map<std::string, double> params;
+  // The stack's runtime starts synchronizing only after the whole backward pass (no
+  // wait-free backpropagation), e.g. CNTK's 1-bit SGD: strategies that overlap by default
+  // (onebit) follow it; those defined by their overlap (ps, wfbp, poseidon) do not.
+  bool sync_after_backward = false;
+  std::map<std::string, std::string> sources;  // parameter -> mechanism and where it came from
+};
+
+// The top-level fields a stack may override: software costs, never the node's physics.
+const std::vector<std::string>& stack_parameter_names();
+
+struct Profile {
+  std::string name;
+  std::string device;
+  std::string path;  // file it was read from, or "builtin:NAME"
+
+  // GPU compute: achieved FLOP/s = peak x efficiency of the layer's kind.
+  double peak_flops_per_s = 0;
+  std::map<LayerKind, double> kind_efficiency;
+  std::vector<ThroughputPoint> throughput;
+  std::vector<MeasuredModel> measured;
+
+  // Data movement.
+  double pcie_bytes_per_s = 0;      // host<->device copy rate, each direction
+  double pcie_latency_s = 0;        // fixed cost of one copy
+  double d2d_bytes_per_s = 0;       // GPU<->GPU copies inside a node (leader gather)
+  double tcp_goodput = 1.0;         // fraction of NIC line rate that TCP delivers
+  double per_message_s = 0;         // software cost of one message (one KV pair, one SF batch)
+  double server_apply_bytes_per_s = 0;  // server CPU: bytes of one worker's update taken in per second
+  // Server CPU: bytes per second of the optimizer's update of the stored parameters, run
+  // once per step when every worker's update of a pair is in (Poseidon's servers count
+  // updates and publish at N). 0: no separate step, each worker's update is applied whole.
+  double server_update_bytes_per_s = 0;
+  double rebuild_flops_per_s = 0;   // GPU GEMM rate for rebuilding gradients from factors
+  double quantize_bytes_per_s = 0;  // GPU pass for 1-bit quantization with residual
+  double per_iteration_s = 0;       // fixed framework cost per iteration (data layer, solver)
+  // Server CPU per worker request, for each tensor slice a shard holds: receiving,
+  // locating and acknowledging one worker's update, whatever its size. 0: none.
+  double server_per_peer_s = 0;
+  // Host copies that a framework's runtime makes of every byte it sends or receives
+  // (staging, serialization into RPC buffers), in series with the PCIe copy. 0: none.
+  double runtime_copy_bytes_per_s = 0;
+  // A PS client that builds each shard's message by passing over a layer's whole gradient
+  // (and scatters each shard's reply by passing over the whole parameter buffer): one pass
+  // per shard, so its host work grows with the cluster while its bytes on the wire do not.
+  // Bytes per second of one pass; 0: the client indexes its keys directly (no pass).
+  double client_pass_bytes_per_s = 0;
+
+  // Software stacks (see SoftwareStack) and the stack each strategy runs on by default.
+  std::map<std::string, SoftwareStack> stacks;
+  std::map<std::string, std::string> default_stacks;  // strategy -> stack name
+  std::string framework;  // set by with_stack: throughput points of this framework first
+  bool sync_after_backward = false;  // set by with_stack (SoftwareStack::sync_after_backward)
+  std::string stack;      // the stack applied, "" none
+
+  std::map<std::string, std::string> sources;  // field name -> where its number came from
+
+  // Forward/backward seconds per layer of `net` at `batch` images:
+  // 1. measured per-layer timings for this model and batch, if present;
+  // 2. else the FLOP model (peak x kind efficiency), rescaled so that the whole
+  //    iteration matches a measured throughput for this model (nearest batch), if any;
+  // 3. else the FLOP model alone.
+  std::vector<LayerTime> layer_times(const Network& net, int batch) const;
+  // Which of the three rules above layer_times used, for `explain`.
+  std::string compute_source(const Network& net, int batch) const;
+
+  // This profile with stack `name` applied (its parameters and framework). Throws
+  // InputError naming the profile for an unknown stack.
+  Profile with_stack(const std::string& name) const;
+  // The stack a strategy runs on: `chosen` if not empty, else default_stacks, else none.
+  std::string stack_for(const std::string& strategy, const std::string& chosen = "") const;
+  // with_stack(stack_for(strategy, chosen)), or this profile when there is no stack.
+  Profile for_strategy(const std::string& strategy, const std::string& chosen = "") const;
+  // Value of a software parameter (a stack_parameter_names() entry) as resolved here.
+  double parameter(const std::string& name) const;
+  double* parameter_field(const std::string& name);
+};
+
+// Load a profile: a path to a JSON file, or the name of a shipped profile
+// (looked up in the profiles/ folder). Throws InputError naming file and field.
+Profile load_profile(const std::string& name_or_path, const std::string& base_dir = ".");
+Profile parse_profile(const std::string& json_text, const std::string& where);
+
+}  // namespace possim

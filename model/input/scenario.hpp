@@ -1,0 +1,67 @@
+// A scenario: one question about a cluster, as a JSON file. Every field is checked;
+// bad input throws InputError naming the file, the field and what was expected.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/plan/cluster.hpp"
+#include "model/plan/consistency.hpp"
+#include "model/workload/network.hpp"
+#include "model/input/profile.hpp"
+#include "model/plan/stragglers.hpp"
+
+namespace possim {
+
+enum class BestSchemeRule { atc17, sacp16 };
+
+
+struct StrategyOptions {
+  double kv_pair_bytes = 2.0 * 1024 * 1024;
+  Consistency consistency = Consistency::bsp;
+  int staleness = 0;                // SSP only; 0 with bsp
+  BestSchemeRule best_scheme = BestSchemeRule::atc17;
+  StragglerModel stragglers;
+};
+
+struct Scenario {
+  std::string path;          // where it was read from
+  std::string name;
+  std::string description;
+  std::string model_ref;     // zoo name or path to a layer JSON
+  Network network;
+  int batch_per_gpu = 32;
+  std::vector<int> nodes;          // sweep axis
+  std::vector<double> nic_gbps;    // sweep axis
+  int gpus_per_node = 1;
+  double latency_s = 50e-6;
+  int server_shards = 0;           // 0: one per worker node
+  ServerPlacement placement = ServerPlacement::colocated;
+  std::vector<std::string> strategies;
+  StrategyOptions options;
+  std::string profile_ref;
+  Profile profile;
+  // Software stack per strategy ("stacks": {"wfbp": "poseidon_tf"}); a strategy left out
+  // runs on the profile's default stack for it.
+  std::map<std::string, std::string> stacks;
+  // The profile as each strategy of the scenario (and "single", the speedup reference)
+  // sees it: its stack applied. Filled by parse_scenario.
+  std::map<std::string, Profile> strategy_profiles;
+  const Profile& profile_for(const std::string& strategy) const;
+  int iterations = 5;
+  std::uint64_t seed = 1;
+
+  // The cluster of one sweep point.
+  Cluster cluster(int nodes, double nic_gbps) const;
+};
+
+// Parse and validate; relative paths (model, profile) resolve against the file's folder.
+Scenario load_scenario(const std::string& path);
+Scenario parse_scenario(const std::string& json_text, const std::string& where,
+                        const std::string& base_dir);
+
+const char* to_string(Consistency c);
+const char* to_string(BestSchemeRule r);
+
+}  // namespace possim

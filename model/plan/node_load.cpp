@@ -1,0 +1,120 @@
+#include "model/plan/node_load.hpp"
+
+#include "model/plan/collective.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace possim {
+
+namespace {
+
+// Bytes and pairs of a tensor's slices per node that holds any (sparse: a tensor
+// touches at most min(pairs, shards) nodes, far fewer than a large cluster has).
+struct NodeShare {
+  int node;
+  double bytes, pairs;
+};
+
+std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double scale) {
+  std::vector<NodeShare> p;
+  p.reserve(tensor.slices.size());
+  for (const Slice& s : tensor.slices) p.push_back(NodeShare{plan.shard_node(s.shard), s.bytes * scale, double(s.pairs)});
+  std::sort(p.begin(), p.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+  std::size_t out = 0;  // merge shards that share a node
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (out > 0 && p[out - 1].node == p[i].node) {
+      p[out - 1].bytes += p[i].bytes;
+      p[out - 1].pairs += p[i].pairs;
+    } else {
+      p[out++] = p[i];
+    }
+  }
+  p.resize(out);
+  return p;
+}
+
+}  // namespace
+
+NodeLoad node_load(const SyncPlan& plan, const Task& t) {
+  NodeLoad load;
+  const int workers = plan.workers;
+  const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
+  switch (t.pattern) {
+    case FlowPattern::none: break;
+    case FlowPattern::to_shards:
+    case FlowPattern::from_shards: {
+      const Tensor& tensor = plan.tensors.at(std::size_t(t.tensor));
+      const std::vector<NodeShare> p = place(plan, tensor, t.scale);
+      double total = 0, total_pairs = 0;
+      for (const NodeShare& n : p) {
+        total += n.bytes;
+        total_pairs += n.pairs;
+      }
+      // Worker side: everything but what sits on its own node. The least-loaded worker
+      // node holds nothing if some worker node holds no slice.
+      double min_local = 0, min_local_pairs = 0;
+      if (colocated) {
+        int worker_nodes_holding = 0;
+        double least = total, least_pairs = total_pairs;
+        for (const NodeShare& n : p)
+          if (n.node < workers) {
+            ++worker_nodes_holding;
+            if (n.bytes < least) {
+              least = n.bytes;
+              least_pairs = n.pairs;
+            }
+          }
+        if (worker_nodes_holding == workers) {
+          min_local = least;
+          min_local_pairs = least_pairs;
+        }
+      }
+      const double worker_side = total - min_local;
+      // Server side: every worker not on that node sends its slice.
+      double server_side = 0, off_host_total = 0;
+      for (const NodeShare& n : p) {
+        const bool has_worker = colocated && n.node < workers;
+        const double senders = workers - (has_worker ? 1 : 0);
+        off_host_total += n.bytes * senders;
+        server_side = std::max(server_side, n.bytes * senders);
+      }
+      const bool push = t.pattern == FlowPattern::to_shards;
+      load.tx_role = push ? Role::worker : Role::server;
+      load.rx_role = push ? Role::server : Role::worker;
+      load.tx_bytes_max = push ? worker_side : server_side;
+      load.rx_bytes_max = push ? server_side : worker_side;
+      load.messages_max = total_pairs - min_local_pairs;
+      load.total_bytes = off_host_total;
+      // Means over the nodes of each role: colocated shards share the workers' nodes.
+      const double worker_nodes = workers;
+      const double server_nodes = colocated ? workers : plan.num_shards();
+      load.tx_bytes_mean = off_host_total / (push ? worker_nodes : server_nodes);
+      load.rx_bytes_mean = off_host_total / (push ? server_nodes : worker_nodes);
+
+      break;
+    }
+    case FlowPattern::to_peers:
+      load.tx_bytes_max = load.rx_bytes_max = (workers - 1) * t.bytes;
+      load.tx_bytes_mean = load.rx_bytes_mean = load.tx_bytes_max;
+      load.messages_max = workers - 1;
+      load.total_bytes = double(workers) * (workers - 1) * t.bytes;
+      break;
+    case FlowPattern::collective: {
+      const CollectiveLoad c =
+          collective_load(t.collective, workers, t.bytes, t.chunks, plan.rates.latency_s, plan.rates.per_message_s,
+                          plan.rates.nic_bytes_per_s);
+      load.tx_bytes_max = c.tx_bytes_max;
+      load.rx_bytes_max = c.rx_bytes_max;
+      load.tx_bytes_mean = load.rx_bytes_mean = c.total_bytes / std::max(1, workers);
+      load.messages_max = c.path_messages;  // message costs in series on the critical path
+      load.total_bytes = c.total_bytes;
+      load.sequential_steps = std::max(1, c.path_latencies);
+      load.path_bytes = c.path_bytes;
+      break;
+    }
+  }
+  return load;
+}
+
+}  // namespace possim

@@ -1,0 +1,21 @@
+// Checks on a plan before an engine runs it, for what no single input field shows but
+// their combination does: a layer's FLOPs over a tiny profile peak, a bandwidth that is
+// not a number, a cluster too large to simulate instance by instance. Each failure is
+// one InputError naming the limit; the sweep adds which point it was.
+#pragma once
+#include "model/workload/network.hpp"
+#include "model/plan/sync_plan.hpp"
+
+namespace possim {
+
+// Rates finite and positive, and every task's time (its seconds, or its bytes at the
+// rate that moves them, for the busiest node) finite and at most limits::kMaxTaskSeconds,
+// so that no engine computes with inf or NaN and results never hold them.
+void check_plan(const SyncPlan& plan);
+
+// What an engine that simulates every task instance and flow (SimGrid) would hold:
+// instances (tasks x workers or slices x iterations) at most limits::kMaxTaskInstances,
+// network flows per iteration at most limits::kMaxFlowsPerIteration. Checked arithmetic.
+void check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair);
+
+}  // namespace possim

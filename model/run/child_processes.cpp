@@ -1,0 +1,67 @@
+#include "model/run/child_processes.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace possim::child_processes {
+
+namespace {
+
+std::mutex mutex;
+std::set<pid_t> tracked;
+std::atomic<bool> stop_begun{false};
+
+}  // namespace
+
+pid_t spawn() {
+  // Under the lock: stop_all() sees every child that fork() made, or none.
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (stop_begun) throw std::runtime_error("interrupted");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    return 0;
+  }
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  tracked.insert(pid);
+  return pid;
+}
+
+void forget(pid_t child) {
+  const std::lock_guard<std::mutex> lock(mutex);
+  tracked.erase(child);
+}
+
+void kill_running() {
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const pid_t pid : tracked) ::kill(pid, SIGKILL);  // tracked: not yet reaped
+}
+
+void stop_all() {
+  const std::lock_guard<std::mutex> lock(mutex);
+  stop_begun = true;
+  for (const pid_t pid : tracked) ::kill(pid, SIGKILL);
+  // Reaped here, or by the thread that waits for it (then waitpid says ECHILD): either
+  // way it is gone when this returns.
+  for (const pid_t pid : tracked)
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  tracked.clear();
+}
+
+bool stopping() { return stop_begun; }
+
+}  // namespace possim::child_processes

@@ -1,0 +1,53 @@
+// What every engine's Result has in common, from the plan it ran.
+#include "model/run/engine.hpp"
+
+#include <algorithm>
+
+namespace possim {
+
+Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double> iteration_end_s) {
+  Result r;
+  r.engine = engine;
+  r.model = plan.model;
+  r.strategy = plan.strategy;
+  r.cluster = plan.cluster;
+  r.batch_per_gpu = plan.batch_per_gpu;
+  r.iterations = int(iteration_end_s.size());
+  r.simulated_iterations = r.iterations;
+  r.iteration_end_s = std::move(iteration_end_s);
+  const std::size_t k = r.iteration_end_s.size();
+  r.iteration_s = k > 1 ? (r.iteration_end_s.back() - r.iteration_end_s.front()) / double(k - 1)
+                        : r.iteration_end_s.front();
+  return r;
+}
+
+void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
+  r.layers.clear();
+  for (const LayerDecision& d : plan.decisions) {
+    LayerResult row;
+    const PlanLayer& l = plan.layers.at(std::size_t(d.layer));
+    row.layer = d.layer;
+    row.name = l.name;
+    row.kind = l.kind;
+    row.scheme = d.scheme;
+    row.params = l.params;
+    row.ps_params = d.ps_params;
+    row.sfb_params = d.sfb_params;
+    row.adam_params = d.adam_params;
+    row.why = d.why;
+    r.layers.push_back(row);
+  }
+  const std::size_t k = r.iteration_end_s.size();
+  const double iter_start = k > 1 ? r.iteration_end_s[k - 2] : 0.0;
+  for (LayerResult& row : r.layers)
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+      const Task& t = plan.tasks[i];
+      if (t.layer != row.layer || t.pass) continue;
+      const auto [start, finish] = span(i);
+      const double s = start - iter_start, f = finish - iter_start;
+      row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);
+      row.sync_end_s = std::max(row.sync_end_s, f);
+    }
+}
+
+}  // namespace possim

@@ -1,0 +1,45 @@
+// An engine executes a SyncPlan and reports a Result. Engines know nothing of strategies.
+#pragma once
+#include <functional>
+#include <memory>
+#include <utility>
+#include <string>
+
+#include "model/run/result.hpp"
+#include "model/plan/sync_plan.hpp"
+#include "model/trace/worker_selection.hpp"
+
+namespace possim {
+
+// What every engine honours on every run. Options only one engine understands belong to
+// that engine's own type, given when it is made (sim::SimGridOptions).
+struct RunOptions {
+  bool timeline = false;  // record TimelineEvents
+  // The workers whose tasks the timeline keeps, with the NICs of their nodes; shards
+  // (and dedicated server nodes) always.
+  WorkerSelection trace_workers;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+  // Runs the plan as written; throws InputError naming what it cannot honour rather than
+  // ignoring it.
+  virtual Result run(const SyncPlan& plan, const RunOptions& opt) const = 0;
+};
+
+// A Result's header (model, strategy, engine, cluster) and iteration times from the
+// end of each iteration: the steady iteration is the mean after the first.
+Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double> iteration_end_s);
+
+// Start and finish (absolute seconds) of template task i's representative instance in
+// the last iteration.
+using TaskSpan = std::function<std::pair<double, double>(std::size_t task)>;
+
+// Per-layer rows shared by every engine: scheme and Table 1 costs from the plan, and each
+// layer's sync window (its tasks other than its own passes) in the last iteration, from
+// that iteration's start. Needs r.iteration_end_s.
+void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span);
+
+}  // namespace possim

@@ -1,0 +1,80 @@
+// What an engine reports for one plan: the same fields whichever engine ran it.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "model/plan/cluster.hpp"
+
+namespace possim {
+
+struct LayerResult {
+  int layer = -1;
+  std::string name;
+  std::string kind;
+  std::string scheme;
+  double params = 0;
+  double ps_params = 0, sfb_params = 0, adam_params = 0;  // Table 1, per iteration
+  std::string why;
+  double sync_start_s = -1;  // steady iteration, from its start; -1 if the layer never syncs
+  double sync_end_s = -1;
+};
+
+// One interval on one track of the timeline (a slice of the Chrome trace).
+struct TimelineEvent {
+  std::string track;  // e.g. "worker 0 GPU", "node 0 NIC tx"
+  std::string name;   // e.g. "b fc6", "push fc6"
+  std::string category;
+  double start_s = 0;
+  double duration_s = 0;
+  int iteration = 0;
+  int layer = -1;   // the task's layer, -1 for none (barriers)
+  int worker = -1;  // the worker whose task it is; -1 on shard and node tracks
+};
+
+// Use of one link over the run (SimGrid engine): NIC directions and PCIe links.
+struct LinkUse {
+  std::string link;               // e.g. "nic-3 tx"
+  double bytes_per_iteration = 0;
+  double peak_utilization = 0;    // highest instantaneous load / capacity
+  double mean_utilization = 0;    // over the whole run
+};
+
+struct Result {
+  std::string model;
+  std::string strategy;
+  std::string engine;
+  Cluster cluster;
+  int batch_per_gpu = 0;
+  int iterations = 0;
+  int simulated_iterations = 0;     // SimGrid: iterations run; the rest repeated the last
+
+  double iteration_s = 0;           // steady state: mean of iterations after the first
+  std::vector<double> iteration_end_s;
+  double images_per_s = 0;
+  double single_gpu_images_per_s = 0;  // baseline for speedup (same profile, one GPU)
+  double speedup = 0;
+  double efficiency = 0;            // speedup / GPUs
+  double gpu_busy_s = 0;            // per iteration, representative (or mean) GPU
+  double gpu_stall_s = 0;           // iteration_s - gpu_busy_s
+  double stall_share() const { return iteration_s > 0 ? gpu_stall_s / iteration_s : 0; }
+
+  // Network bytes per node per iteration (off-host traffic only).
+  double sent_bytes_max = 0, received_bytes_max = 0;
+  double sent_bytes_mean = 0, received_bytes_mean = 0;
+  double traffic_imbalance() const {  // max/mean: 1 when balanced, large at a hot spot
+    const double mean = std::max(sent_bytes_mean, received_bytes_mean);
+    return mean > 0 ? std::max(sent_bytes_max, received_bytes_max) / mean : 1.0;
+  }
+
+  double flows_per_iteration = 0;   // network flows simulated (SimGrid engine)
+
+  std::vector<LayerResult> layers;
+  std::vector<LinkUse> links;           // SimGrid engine only
+  std::vector<TimelineEvent> timeline;  // filled when asked for
+
+  // Fill images/s, speedup and efficiency from iteration_s and a baseline.
+  void finish(double single_gpu_images_per_s_in);
+};
+
+}  // namespace possim

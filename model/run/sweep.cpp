@@ -1,0 +1,158 @@
+#include "model/run/sweep.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "model/run/child_processes.hpp"
+#include "model/input/error.hpp"
+#include "model/plan/plan_check.hpp"
+
+namespace possim {
+
+namespace {
+
+std::string describe(const SweepPoint& p) {
+  char gbps[32];
+  std::snprintf(gbps, sizeof gbps, "%g", p.nic_gbps);
+  return p.strategy + " at " + std::to_string(p.nodes) + " nodes, " + gbps + " Gbit/s";
+}
+
+// Rethrows the exception being handled with `at` in front; an InputError stays one.
+[[noreturn]] void rethrow_at(const std::string& at) {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    throw InputError(at + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(at + e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<SweepPoint> sweep_points(const Scenario& s) {
+  std::vector<SweepPoint> points;
+  for (const auto& strategy : s.strategies) {
+    if (strategy == "single") {  // one GPU of one node: the node count changes nothing
+      for (double gbps : s.nic_gbps) points.push_back(SweepPoint{strategy, 1, gbps});
+      continue;
+    }
+    for (int nodes : s.nodes)
+      for (double gbps : s.nic_gbps) points.push_back(SweepPoint{strategy, nodes, gbps});
+  }
+  return points;
+}
+
+std::string sweep_note(const Scenario& s) {
+  const bool single = std::find(s.strategies.begin(), s.strategies.end(), "single") != s.strategies.end();
+  if (!single || s.nodes.size() < 2) return "";
+  return "note: single runs on one GPU of one node, so it has one row per bandwidth, not one per "
+         "node count";
+}
+
+std::string analytic_caveat(const Scenario& s) {
+  if (s.options.stragglers.kind == "none" || s.options.consistency == Consistency::ssp) return "";
+  return "the analytic engine lets the slowest worker not dropped stand for every worker in each "
+         "iteration (" + s.options.stragglers.kind + " stragglers; no per-worker contention); --engine "
+         "simgrid simulates each worker";
+}
+
+PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
+  PlanRequest r;
+  r.net = &s.network;
+  r.profile = &s.profile_for(p.strategy);
+  r.cluster = s.cluster(p.nodes, p.nic_gbps);
+  r.batch_per_gpu = s.batch_per_gpu;
+  r.options = s.options;
+  r.iterations = s.iterations;
+  r.seed = s.seed;
+  return r;
+}
+
+bool PointOptions::traces(const SweepPoint& p) const {
+  if (!timeline) return false;
+  return trace_points.empty() || std::any_of(trace_points.begin(), trace_points.end(), [&](const SweepPoint& q) {
+           return q.strategy == p.strategy && q.nodes == p.nodes && q.nic_gbps == p.nic_gbps;
+         });
+}
+
+double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
+  const SweepPoint one{"single", 1, s.nic_gbps.front()};
+  PlanRequest request = plan_request(s, one);
+  request.options.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
+  const SyncPlan plan = make_plan("single", request);
+  check_plan(plan);
+  const Result r = engine.run(plan, RunOptions{});
+  return r.iteration_s > 0 ? s.batch_per_gpu / r.iteration_s : 0;
+}
+
+Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
+                 double single_ips, const PointOptions& opt) {
+  const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
+  check_plan(plan);
+  RunOptions o;
+  o.timeline = opt.traces(p);
+  o.trace_workers = opt.trace_workers;
+  Result r = engine.run(plan, o);
+  if (!std::isfinite(r.iteration_s))
+    throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");
+  r.finish(single_ips);
+  return r;
+}
+
+std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
+                              const Progress& progress, const PointOptions& opt) {
+  const std::string where = s.path.empty() ? "" : s.path + ": ";
+  double single = 0;
+  try {
+    single = single_gpu_images_per_s(s, engine);
+  } catch (...) {
+    rethrow_at(where + "the single-GPU baseline: ");
+  }
+  const auto points = sweep_points(s);
+  std::vector<Result> results(points.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex mutex;
+  std::exception_ptr failure;
+  // The first failure ends the sweep: no more points, and the simulations under way
+  // (child processes) are killed rather than waited for; their errors are not reported.
+  const auto stop = [&](std::exception_ptr e) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    next = points.size();  // stop handing out points
+    if (failure) return;
+    failure = e;
+    child_processes::kill_running();
+  };
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < points.size();) {
+      try {
+        Result r = run_point(s, points[i], engine, single, opt);
+        const std::lock_guard<std::mutex> lock(mutex);
+        results[i] = std::move(r);
+        if (progress) progress(++done, points.size(), results[i]);
+      } catch (...) {
+        try {
+          rethrow_at(where + describe(points[i]) + ": ");
+        } catch (...) {
+          stop(std::current_exception());
+        }
+      }
+    }
+  };
+  const int threads = std::max(1, std::min<int>(jobs, int(points.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return results;
+}
+
+}  // namespace possim
