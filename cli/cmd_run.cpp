@@ -1,17 +1,17 @@
 // possim run SCENARIO: every strategy x nodes x bandwidth point, a table for people,
 // JSON and CSV for programs, and optionally a Chrome trace per point.
-#include <chrono>
 #include <cstdio>
-#include <thread>
 #include <iostream>
-#include <unistd.h>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/output_folder.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "model/error.hpp"
+#include "model/provenance.hpp"
 #include "model/result_io.hpp"
 #include "model/scenario.hpp"
 #include "model/sweep.hpp"
@@ -63,7 +63,7 @@ int cmd_run(const std::vector<std::string>& args) {
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "engine", po::value(&engine_name)->default_value(default_engine()),
       ("engine: " + engine_names()).c_str())(
-      "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME)")(
+      "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME/ENGINE)")(
       "trace", po::bool_switch(&trace), "also write a Chrome trace per point under traces/generated/")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)")(
       "all-iterations", po::bool_switch(&all_iterations),
@@ -76,7 +76,8 @@ int cmd_run(const std::vector<std::string>& args) {
 
   const Scenario s = load_scenario(scenario_path);
   const auto engine = make_engine(engine_name);
-  if (out_dir.empty()) out_dir = "results/" + s.name;
+  // One folder per engine: an analytic run does not overwrite a SimGrid one.
+  if (out_dir.empty()) out_dir = "results/" + s.name + "/" + engine->name();
   if (jobs < 1 || jobs > kMaxJobs)
     throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");
@@ -84,20 +85,22 @@ int cmd_run(const std::vector<std::string>& args) {
   if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
     std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
 
-  // Progress on stderr when a person watches it: points done, the last one, elapsed.
-  const bool tty = isatty(STDERR_FILENO) && !quiet;
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto progress = [&](std::size_t done, std::size_t total, const Result& r) {
-    if (!tty) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %d nodes %g Gbit/s, %.1f s", done, total,
-                 r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
+  // Progress on stderr when a person watches it (a terminal): points done, time left, the last one.
+  ProgressLine line("run", sweep_points(s).size(), 0, !quiet, /*terminal_only=*/true);
+  const auto progress = [&](std::size_t done, std::size_t, const Result& r) {
+    line.update(done, result_label(r));
   };
   std::vector<Result> results = run_sweep(s, *engine, jobs, progress, PointOptions{trace, all_iterations});
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  line.finish();
 
-  nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
-                      {"profile", s.profile.name}, {"seed", s.seed}, {"results", nlohmann::json::array()}};
+  nlohmann::json j = {{"scenario", s.name},
+                      {"scenario_path", s.path},
+                      {"model", s.network.name},
+                      {"profile", s.profile.name},
+                      {"engine", engine->name()},
+                      {"seed", s.seed},
+                      {"provenance", provenance_json(s, engine->name())},
+                      {"results", nlohmann::json::array()}};
   for (const Result& r : results) j["results"].push_back(result_to_json(r));
   out.write("results.json", j.dump(2) + "\n");
   out.write("results.csv", results_csv(results));

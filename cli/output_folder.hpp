@@ -8,6 +8,10 @@
 
 namespace possim::cli {
 
+// Checks that `dest` can be a folder: it is one, or nothing on its path is a file. Throws
+// InputError naming `option` (e.g. "--out") otherwise.
+void check_output_path(const std::string& dest, const std::string& option);
+
 class OutputFolder {
  public:
   // Checks that `dest` can be a folder: it is one, or nothing on its path is a file.

@@ -14,6 +14,7 @@
 #include "model/error.hpp"
 #include "model/input_file.hpp"
 #include "model/json_check.hpp"
+#include "model/sha256.hpp"
 
 namespace possim {
 
@@ -372,6 +373,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
 
   Profile p;
   p.path = where;
+  p.sha256 = sha256_hex(json_text);
   const std::string format =
       text(r, r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
   if (format != kFormat)
