@@ -150,6 +150,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");
 
   const SweepGrid grid = load_sweep(sweep_path, RunIdentity{engine->name(), all_iterations});
+  if (engine->name() == std::string("analytic"))
+    for (const auto& caveat : grid.analytic_caveats) std::cerr << "possim: warning: some points: " << caveat << "\n";
   if (!vm.count("out")) out = "results/" + grid.name + "/" + engine->name();
   // A shard's own folder: under the sweep's, unless --out names it (a batch job's shard).
   const bool own_folder = shard.count > 1 && (shard.mpi || !vm.count("out"));

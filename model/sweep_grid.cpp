@@ -234,6 +234,9 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
       ++g.merged;
     }
     models[s.model_ref] = provenance_json(s, identity.engine)["model"];
+    const std::string caveat = analytic_caveat(s);
+    if (!caveat.empty() && std::find(g.analytic_caveats.begin(), g.analytic_caveats.end(), caveat) == g.analytic_caveats.end())
+      g.analytic_caveats.push_back(caveat);
     if (g.points.size() == 1) g.provenance = provenance_json(s, identity.engine);
     for (std::size_t a = g.axes.size(); a-- > 0;) {  // the odometer
       if (++digit[a] < values[g.axes[a]].size()) break;
