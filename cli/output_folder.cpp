@@ -90,7 +90,11 @@ void OutputFolder::write(const std::string& name, const std::string& contents) {
   f << contents;
   f.flush();
   if (!f) throw std::runtime_error(file.string() + ": write failed");
-  files_.push_back(name);
+}
+
+const std::string& OutputFolder::temp_path() {
+  if (temp_.empty()) make_temp();
+  return temp_;
 }
 
 void OutputFolder::commit() {
@@ -100,8 +104,9 @@ void OutputFolder::commit() {
     fs::rename(temp_, p, ec);
     if (ec) throw std::runtime_error(dest_ + ": cannot rename the results into place: " + ec.message());
   } else {
-    for (const auto& name : files_) {
-      fs::rename(fs::path(temp_) / name, p / name, ec);
+    for (const auto& entry : fs::directory_iterator(temp_)) {
+      const fs::path name = entry.path().filename();
+      fs::rename(entry.path(), p / name, ec);
       if (ec) throw std::runtime_error((p / name).string() + ": cannot rename into place: " + ec.message());
     }
     fs::remove(temp_, ec);

@@ -53,6 +53,7 @@ ReportInputs read_report_inputs(const std::vector<std::string>& results_paths) {
         r.fail(at, json_check::exception_text(e), "a result as possim writes it");
       }
       if (results[i].contains("point")) p.extra = extra_values(r.object(results[i]["point"], at + ".point", "an object"));
+      in.engines.insert(p.result.engine);
       in.points.push_back(std::move(p));
     }
     in.files.push_back(std::move(f));

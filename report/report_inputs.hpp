@@ -2,6 +2,7 @@
 // with its provenance, and optionally measured points (the files `possim validate` reads).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct ReportPoint {
 struct ReportInputs {
   std::vector<ResultsFile> files;
   std::vector<ReportPoint> points;
+  std::set<std::string> engines;       // of all points
   calibrate::MeasurementSet measured;  // empty without measurement files
 };
 
