@@ -2,6 +2,7 @@
 // NIC bandwidth, one figure per combination of the other inputs, one line per strategy.
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "report/figure.hpp"
 
@@ -28,6 +29,15 @@ const LineKind kBandwidth = {"bandwidth", "Throughput vs bandwidth", "NIC line r
                              "one line per strategy."};
 
 // Everything but the x input and the strategy: points with the same context share a figure.
+// Ordered by number (1, 2, 10 Gbit/s), not by text.
+using Context = std::tuple<std::string, int, int, double, double, std::string>;
+Context context_key(const ReportPoint& p, bool x_is_nodes) {
+  const Result& r = p.result;
+  return {r.model, r.batch_per_gpu, r.cluster.gpus_per_node, x_is_nodes ? r.cluster.nic_gbps : r.cluster.nodes,
+          r.cluster.latency_s, p.extra};
+}
+
+// The context as a figure's title.
 std::string context(const ReportPoint& p, bool x_is_nodes) {
   const Result& r = p.result;
   std::string c = r.model + ", batch " + std::to_string(r.batch_per_gpu) + "/GPU, " +
@@ -41,14 +51,15 @@ std::string context(const ReportPoint& p, bool x_is_nodes) {
 
 void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t max, FigureSet& out) {
   // context -> series -> x -> point (the first of equal ones)
-  std::map<std::string, std::map<std::string, std::map<double, const ReportPoint*>>> groups;
+  std::map<Context, std::map<std::string, std::map<double, const ReportPoint*>>> groups;
   for (const ReportPoint& p : in.points) {
     if (p.result.strategy == "single") continue;  // one node: no line
     const double x = kind.x_is_nodes ? p.result.cluster.nodes : p.result.cluster.nic_gbps;
-    groups[context(p, kind.x_is_nodes)][series_label(in, p)].emplace(x, &p);
+    groups[context_key(p, kind.x_is_nodes)][series_label(in, p)].emplace(x, &p);
   }
   std::size_t made = 0, skipped = 0;
-  for (const auto& [ctx, series] : groups) {
+  for (const auto& [key, series] : groups) {
+    const std::string ctx = context(*series.begin()->second.begin()->second, kind.x_is_nodes);
     std::set<double> xs;
     for (const auto& [label, points] : series)
       for (const auto& [x, p] : points) xs.insert(x);
