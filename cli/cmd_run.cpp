@@ -60,15 +60,13 @@ int cmd_run(const std::vector<std::string>& args) {
   std::string scenario_path, engine_name, out_dir;
   bool trace = false, quiet = false, all_iterations = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
-  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
-      "engine", po::value(&engine_name)->default_value(default_engine()),
-      ("engine: " + engine_names()).c_str())(
-      "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME/ENGINE)")(
+  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file");
+  add_engine_option(desc, engine_name);
+  desc.add_options()("out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME/ENGINE)")(
       "trace", po::bool_switch(&trace), "also write a Chrome trace per point under traces/generated/")(
-      "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)")(
-      "all-iterations", po::bool_switch(&all_iterations),
-      "SimGrid: simulate every iteration, even those that provably repeat the one before")(
-      "quiet,q", po::bool_switch(&quiet), "no table, no progress");
+      "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)");
+  add_all_iterations_option(desc, all_iterations);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;

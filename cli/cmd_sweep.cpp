@@ -123,14 +123,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string sweep_path, engine_name, out, shard_text;
   bool quiet = false, all_iterations = false;
   int jobs = 0;
-  desc.add_options()("sweep", po::value(&sweep_path)->required(), "sweep JSON file")(
-      "engine", po::value(&engine_name)->default_value(default_engine()), ("engine: " + engine_names()).c_str())(
-      "out", po::value(&out), "folder of the sweep (default results/NAME/ENGINE; a shard's: .../shard-I-of-N)")(
+  desc.add_options()("sweep", po::value(&sweep_path)->required(), "sweep JSON file");
+  add_engine_option(desc, engine_name);
+  desc.add_options()("out", po::value(&out), "folder of the sweep (default results/NAME/ENGINE; a shard's: .../shard-I-of-N)")(
       "jobs,j", po::value(&jobs), "points simulated at once (default: the cores, shared among mpirun's ranks)")(
-      "shard", po::value(&shard_text), "run only points i, i+n, i+2n, ... (i/n); merge with `possim sweep merge`")(
-      "all-iterations", po::bool_switch(&all_iterations),
-      "SimGrid: simulate every iteration, even those that provably repeat the one before")(
-      "quiet,q", po::bool_switch(&quiet), "no progress, no summary");
+      "shard", po::value(&shard_text), "run only points i, i+n, i+2n, ... (i/n); merge with `possim sweep merge`");
+  add_all_iterations_option(desc, all_iterations);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress, no summary");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;

@@ -38,6 +38,16 @@ std::vector<std::pair<const ManifestPoint*, const json*>> shard_records(const Sw
   return out;
 }
 
+// What sweep.json and results.json both begin with: the sweep, its engine, the shard, the
+// axes and the provenance; `name_key` names the sweep's field ("name" or "sweep").
+json header(const SweepManifest& m, const char* name_key) {
+  return {{name_key, m.name},
+          {"engine", m.engine},
+          {"shard", {{"index", m.shard_index}, {"count", m.shard_count}}},
+          {"axes", m.axes},
+          {"provenance", m.provenance}};
+}
+
 }  // namespace
 
 std::string SweepManifest::grid_key() const {
@@ -68,14 +78,10 @@ SweepManifest manifest_of(const SweepGrid& grid, int shard_index, int shard_coun
 std::string manifest_json(const SweepManifest& m) {
   json points = json::array();
   for (const auto& p : m.points) points.push_back({{"key", p.key}, {"values", p.values}});
-  return json{{"format", kFormat},
-              {"name", m.name},
-              {"engine", m.engine},
-              {"shard", {{"index", m.shard_index}, {"count", m.shard_count}}},
-              {"axes", m.axes},
-              {"provenance", m.provenance},
-              {"points", points}}
-             .dump(1) + "\n";
+  json j = header(m, "name");
+  j["format"] = kFormat;
+  j["points"] = points;
+  return j.dump(1) + "\n";
 }
 
 SweepManifest read_manifest(const std::string& path) {
@@ -149,13 +155,9 @@ std::string sweep_results_json(const SweepManifest& m, const PointRecords& recor
     r["point_key"] = point->key;
     results.push_back(r);
   }
-  return json{{"sweep", m.name},
-              {"engine", m.engine},
-              {"shard", {{"index", m.shard_index}, {"count", m.shard_count}}},
-              {"axes", m.axes},
-              {"provenance", m.provenance},
-              {"results", results}}
-             .dump(2) + "\n";
+  json j = header(m, "sweep");
+  j["results"] = results;
+  return j.dump(2) + "\n";
 }
 
 std::string sweep_points_jsonl(const SweepManifest& m, const PointRecords& records) {

@@ -57,6 +57,12 @@ inline Output run_possim(const std::string& args,
   return run_command("'" + possim_binary() + "' " + args, cwd, timeout_s);
 }
 
+// A file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
 // An empty folder <tmp>/possim_<group>_<name>_<pid>, made afresh.
 inline std::filesystem::path scratch(const std::string& group, const std::string& name) {
   const std::filesystem::path d =

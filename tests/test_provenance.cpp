@@ -17,15 +17,7 @@ namespace fs = std::filesystem;
 
 using possim::test::run_possim;
 using possim::test::scratch;
-
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), {});
-}
-
-}  // namespace
+using possim::test::slurp;
 
 TEST_CASE("sha256 of the FIPS 180-2 test vectors", "[provenance]") {
   CHECK(possim::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

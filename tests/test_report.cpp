@@ -15,13 +15,9 @@ namespace fs = std::filesystem;
 using possim::test::run_command;
 using possim::test::run_possim;
 using possim::test::scratch;
+using possim::test::slurp;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), {});
-}
 
 std::size_t count(const std::string& s, const std::string& what) {
   std::size_t n = 0;

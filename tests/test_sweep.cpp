@@ -30,6 +30,7 @@ using possim::parse_sweep;
 using possim::test::run_command;
 using possim::test::run_possim;
 using possim::test::scratch;
+using possim::test::slurp;
 
 namespace {
 
@@ -43,11 +44,6 @@ json base_scenario() {
 possim::SweepGrid grid(const json& axes, const RunIdentity& id = kAnalytic, json scenario = base_scenario()) {
   const json sweep = {{"name", "g"}, {"scenario", scenario}, {"axes", axes}};
   return parse_sweep(sweep.dump(), "sweep.json", ".", id);
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), {});
 }
 
 int count_lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
