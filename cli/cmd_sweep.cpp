@@ -60,15 +60,18 @@ void gather(const SweepGrid& grid, const Shard& me, const std::string& out, Poin
     const std::string file = points_file(out + "/" + shard.folder_name());
     PointRecords got;
     off_t seen = -1;
-    for (bool said = false;; std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+    // Done at once for a shard without points (more ranks than points): it writes no file.
+    for (bool said = false; !theirs.missing(got).empty();) {
       struct stat st {};
       const off_t size = ::stat(file.c_str(), &st) == 0 ? st.st_size : -1;
-      if (size == seen) continue;  // read again only once it has grown
-      seen = size;
-      got = read_points(file);
-      if (theirs.missing(got).empty()) break;
+      if (size != seen) {  // read again only once it has grown
+        seen = size;
+        got = read_points(file);
+        continue;
+      }
       if (!quiet && !said) std::cerr << "sweep: rank 0 waits for rank " << r << "'s points in " << file << "\n";
       said = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     records.insert(got.begin(), got.end());
   }

@@ -214,6 +214,12 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
       p.values[g.axes[a]] = values[g.axes[a]][digit[a]];
       set_path(point, g.axes[a], p.values[g.axes[a]]);
     }
+    // The base's stacks for strategies this point does not run would be refused ("not among
+    // the scenario's strategies"); single's stays, it times the speedup's reference.
+    if (point.contains("stacks") && point["stacks"].is_object())
+      for (auto it = point["stacks"].begin(); it != point["stacks"].end();)
+        it = it.key() == "single" || json::array({it.key()}) == point["strategies"] ? std::next(it)
+                                                                                  : point["stacks"].erase(it);
     // As in a scenario, single runs on one GPU of one node whatever the node count.
     if (point["strategies"] == json::array({"single"})) {
       point["cluster"]["nodes"] = 1;

@@ -239,7 +239,7 @@ TEST_CASE("a sweep interrupted by SIGINT and run again gives the uninterrupted s
   fs::remove_all(dir);
 }
 
-TEST_CASE("--shard 0/2 and 1/2, merged, give the whole sweep", "[sweep][cli]") {
+TEST_CASE("shards 0/2 and 1/2 (--shard), merged, give the whole sweep", "[sweep][cli]") {
   const fs::path dir = scratch("sweep", "shards");
   write_sweep(dir / "s.json", 3);
   REQUIRE(run_possim("sweep s.json --engine analytic --out whole -q", dir).status == 0);
@@ -290,5 +290,17 @@ TEST_CASE("under mpirun -np 2 each rank runs half and rank 0 writes the whole sw
   CHECK(slurp(dir / "m" / "results.csv") == slurp(dir / "whole" / "results.csv"));
   CHECK(count_lines(slurp(dir / "m" / "shard-0-of-2" / "points.jsonl")) == 23);
   CHECK(count_lines(slurp(dir / "m" / "shard-1-of-2" / "points.jsonl")) == 22);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a sweep over a scenario's own lists gives possim run's numbers, stacks included", "[sweep][cli]") {
+  const fs::path dir = scratch("sweep", "as_run");
+  const std::string scenario = std::string(POSSIM_SOURCE_DIR) + "/scenarios/paper/atc17_speedup_tf_vgg19.json";
+  std::ofstream(dir / "s.json") << json{{"base", scenario}, {"axes", json::object()}}.dump();
+  REQUIRE(run_possim("run " + scenario + " --engine analytic --out run -q", dir).status == 0);
+  const auto o = run_possim("sweep s.json --engine analytic --out sweep -q", dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(slurp(dir / "sweep" / "results.csv") == slurp(dir / "run" / "results.csv"));
   fs::remove_all(dir);
 }
