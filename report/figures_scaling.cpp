@@ -94,7 +94,12 @@ void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t 
     const bool log_x = hi / lo >= (kind.x_is_nodes ? 64 : 10);
     f.plot = "set title " + gp_quote(ctx) + "\nset xlabel " + gp_quote(kind.x_label) + "\nset ylabel " +
              gp_quote(kind.y_label) + "\nset grid\nset key top left box opaque\n";
-    if (log_x) f.plot += "set logscale x 2\n";
+    if (log_x) {
+      // Ticks at the values drawn (1, 2, 5, 10, 25 Gbit/s) where they are few, else powers of 2.
+      std::string tics;
+      for (const double x : xs) tics += std::string(tics.empty() ? "" : ", ") + num(x);
+      f.plot += "set logscale x 2\n" + std::string(xs.size() <= 12 ? "set xtics (" + tics + ")\n" : "");
+    }
     if (kind.x_is_nodes) {
       // Linear scaling from the origin (or from 1 node on a log axis).
       f.plot += "set xrange [" + num(log_x ? lo : 0) + ":" + num(hi * (log_x ? 1.1 : 1.04)) + "]\nset yrange [0:*]\n";

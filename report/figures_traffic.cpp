@@ -128,7 +128,10 @@ void add_layer_figures(const ReportInputs& in, std::size_t max, FigureSet& out) 
     const std::size_t every = n > 48 ? (n + 47) / 48 : 1;  // at most 48 labels
     for (std::size_t i = 0; i < n; ++i)
       if (i % every == 0) tics += std::string(tics.empty() ? "" : ", ") + gp_quote(r.layers[i].name) + " " + std::to_string(i);
-    static const std::vector<std::string> colours = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
+    // A scheme has its colour in every figure (model/sync_plan.hpp names them).
+    static const std::map<std::string, std::string> colours = {
+        {"ps", "#ff7f0e"},     {"sfb", "#1f77b4"},       {"adam", "#8c564b"},
+        {"onebit", "#e377c2"}, {"allreduce", "#2ca02c"}, {"local", "#7f7f7f"}};
     for (std::size_t s = 0; s < schemes.size(); ++s) {
       f.data += "# scheme " + schemes[s] + "\n# layer\tstart ms\tend ms\tname\n";
       for (std::size_t i = 0; i < n; ++i) {
@@ -139,7 +142,8 @@ void add_layer_figures(const ReportInputs& in, std::size_t max, FigureSet& out) 
       f.data += "\n\n";
       plots += std::string(plots.empty() ? "" : ", \\\n     ") + "'" + f.id + ".dat' index " + std::to_string(s) +
                " using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '" +
-               colours[s % colours.size()] + "' title " + gp_quote(schemes[s]);
+               (colours.count(schemes[s]) ? colours.at(schemes[s]) : std::string("#17becf")) + "' title " +
+               gp_quote(schemes[s]);
     }
     double end_s = r.iteration_s;
     for (const LayerResult& l : r.layers) end_s = std::max(end_s, l.sync_end_s);
