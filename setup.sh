@@ -13,6 +13,7 @@ PACKAGES=(
   libsimgrid-dev              # the discrete-event engine
   catch2                      # tests
   gnuplot-nox                 # report plots
+  openmpi-bin libopenmpi-dev  # `possim sweep` under mpirun (a rank is a shard; see cli/sweep_shard.hpp)
   iproute2                    # network namespaces and tc for live runs
   clang-19 libclang-rt-19-dev # CI's sanitizer build and fuzz/ (libFuzzer; the runtimes are
                               # only a recommendation of clang-19)

@@ -24,9 +24,8 @@ int cmd_explain(const std::vector<std::string>& args) {
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
       "strategy", po::value(&strategy), "strategy (default: poseidon if listed, else the first)")(
       "nodes", po::value(&nodes), "node count (default: the largest in the scenario)")(
-      "gbps", po::value(&gbps), "NIC Gbit/s (default: the first in the scenario)")(
-      "engine", po::value(&engine_name)->default_value(default_engine()),
-      ("engine: " + engine_names()).c_str());
+      "gbps", po::value(&gbps), "NIC Gbit/s (default: the first in the scenario)");
+  add_engine_option(desc, engine_name);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;

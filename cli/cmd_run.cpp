@@ -1,19 +1,19 @@
 // possim run SCENARIO: every strategy x nodes x bandwidth point, a table for people,
 // JSON and CSV for programs, and optionally a Chrome trace per point (or per chosen point).
-#include <chrono>
 #include <cstdio>
-#include <thread>
 #include <iostream>
-#include <unistd.h>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/output_folder.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
-#include "model/run/result_io.hpp"
 #include "model/input/scenario.hpp"
+#include "model/run/provenance.hpp"
+#include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
 #include "model/trace/chrome_trace.hpp"
 #include "model/trace/trace_points.hpp"
@@ -119,20 +119,19 @@ int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> trace_points;
   bool trace = false, quiet = false, all_iterations = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
-  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
-      "engine", po::value(&engine_name)->default_value(default_engine()),
-      ("engine: " + engine_names()).c_str())(
-      "out", po::value(&out_dir), "folder for results.json and results.csv (default results/NAME)")(
+  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file");
+  add_engine_option(desc, engine_name);
+  desc.add_options()("out", po::value(&out_dir),
+                     "folder for results.json, results.csv and traces (default results/NAME/ENGINE)")(
       "trace", po::bool_switch(&trace), "also write a Chrome trace per point into the output folder")(
       "trace-point", po::value(&trace_points)->composing(),
       "STRATEGY:NODES:GBPS: trace only this point (repeatable; implies --trace)")(
       "trace-workers", po::value(&trace_workers),
       ("workers to trace, e.g. 0-3,7, or all (default: the first " + std::to_string(kTraceWorkerCap) +
        "; implies --trace)").c_str())(
-      "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)")(
-      "all-iterations", po::bool_switch(&all_iterations),
-      "SimGrid: simulate every iteration, even those that provably repeat the one before")(
-      "quiet,q", po::bool_switch(&quiet), "no table, no progress");
+      "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)");
+  add_all_iterations_option(desc, all_iterations);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -141,7 +140,8 @@ int cmd_run(const std::vector<std::string>& args) {
 
   const Scenario s = load_scenario(scenario_path);
   const auto engine = make_engine(engine_name, all_iterations);
-  if (out_dir.empty()) out_dir = "results/" + s.name;
+  // One folder per engine: an analytic run does not overwrite a SimGrid one.
+  if (out_dir.empty()) out_dir = "results/" + s.name + "/" + engine->name();
   if (jobs < 1 || jobs > kMaxJobs)
     throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");
@@ -150,20 +150,22 @@ int cmd_run(const std::vector<std::string>& args) {
   if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
     std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
 
-  // Progress on stderr when a person watches it: points done, the last one, elapsed.
-  const bool tty = isatty(STDERR_FILENO) && !quiet;
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto progress = [&](std::size_t done, std::size_t total, const Result& r) {
-    if (!tty) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %d nodes %g Gbit/s, %.1f s", done, total,
-                 r.strategy.c_str(), r.cluster.nodes, r.cluster.nic_gbps, elapsed);
+  // Progress on stderr when a person watches it (a terminal): points done, time left, the last one.
+  ProgressLine line("run", sweep_points(s).size(), 0, !quiet, /*terminal_only=*/true);
+  const auto progress = [&](std::size_t done, std::size_t, const Result& r) {
+    line.update(done, result_label(r));
   };
   std::vector<Result> results = run_sweep(s, *engine, jobs, progress, run);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  line.finish();
 
-  nlohmann::json j = {{"scenario", s.name}, {"scenario_path", s.path}, {"model", s.network.name},
-                      {"profile", s.profile.name}, {"seed", s.seed}, {"results", nlohmann::json::array()}};
+  nlohmann::json j = {{"scenario", s.name},
+                      {"scenario_path", s.path},
+                      {"model", s.network.name},
+                      {"profile", s.profile.name},
+                      {"engine", engine->name()},
+                      {"seed", s.seed},
+                      {"provenance", provenance_json(s, engine->name())},
+                      {"results", nlohmann::json::array()}};
   for (const Result& r : results) j["results"].push_back(result_to_json(r));
   out.write("results.json", j.dump(2) + "\n");
   out.write("results.csv", results_csv(results));

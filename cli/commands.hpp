@@ -16,6 +16,8 @@ int cmd_calibrate(const std::vector<std::string>& args);
 int cmd_calibrate_fit(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
 int cmd_profile(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
+int cmd_report(const std::vector<std::string>& args);
 
 // Engines selectable with --engine; throws InputError for an unknown name.
 // all_iterations: SimGrid simulates every iteration, even those that provably repeat.

@@ -19,6 +19,8 @@ namespace {
 
 std::mutex mutex;
 std::vector<std::string> paths;
+// Held by without_interrupt() while it writes, and taken for good by the watcher.
+std::mutex writing;
 std::atomic<bool> interrupted{false};
 
 void watch(sigset_t set) {
@@ -27,6 +29,7 @@ void watch(sigset_t set) {
   }
   interrupted = true;
   child_processes::stop_all();
+  writing.lock();  // never released: the process ends below
   {
     const std::lock_guard<std::mutex> lock(mutex);
     for (const auto& p : paths) {
@@ -56,6 +59,11 @@ void remove_on_interrupt(const std::string& path) {
 void forget_on_interrupt(const std::string& path) {
   const std::lock_guard<std::mutex> lock(mutex);
   paths.erase(std::remove(paths.begin(), paths.end(), path), paths.end());
+}
+
+void without_interrupt(const std::function<void()>& f) {
+  const std::lock_guard<std::mutex> lock(writing);
+  f();
 }
 
 void wait_if_interrupted() {

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "model/input/error.hpp"
+#include "model/run/version.hpp"
 
 namespace {
 
@@ -16,13 +17,15 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  run SCENARIO       predict throughput for every point of a scenario; writes JSON and CSV\n"
+    "  sweep SWEEP        a grid over any scenario fields, in parallel, resumable, shardable (mpirun)\n"
+    "  report RESULTS...  an HTML page of plots (gnuplot) from results.json files\n"
     "  explain SCENARIO   show each layer's communication scheme, its costs and why\n"
     "  models [show NAME] list the model zoo, or one model's layers (--json for a layer JSON)\n"
     "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
     "  validate FILES     measured points beside a profile's predictions, with their errors\n"
     "  profile SUB        show a profile, or derive one for another GPU from its published figures\n"
     "\n"
-    "`possim COMMAND --help` describes a command's options.\n";
+    "`possim COMMAND --help` describes a command's options; `possim --version` prints the version.\n";
 
 // A message as one printable line: control characters escaped (a newline inside a JSON
 // string a message quotes prints as \n), and at most kMaxMessageChars long. Every message
@@ -53,10 +56,14 @@ std::string one_line(const std::string& s) {
 int main(int argc, char** argv) {
   using namespace possim;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "--version") {
+    std::cout << "possim " << possim_version() << '\n';
+    return 0;
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     if (!args.empty()) return 0;
-    std::cerr << "possim: no command given (expected run, explain, models or calibrate)\n";
+    std::cerr << "possim: no command given (expected run, sweep, report, explain, models, calibrate, validate or profile)\n";
     return 2;
   }
   const std::string command = args[0];
@@ -71,10 +78,12 @@ int main(int argc, char** argv) {
     else if (command == "calibrate") status = cli::cmd_calibrate(args);
     else if (command == "validate") status = cli::cmd_validate(args);
     else if (command == "profile") status = cli::cmd_profile(args);
+    else if (command == "sweep") status = cli::cmd_sweep(args);
+    else if (command == "report") status = cli::cmd_report(args);
     cli::wait_if_interrupted();
     if (status >= 0) return status;
     std::cerr << "possim: unknown command '" << one_line(command)
-              << "' (expected run, explain, models, calibrate, validate or profile)\n";
+              << "' (expected run, sweep, report, explain, models, calibrate, validate or profile)\n";
     return 2;
   } catch (const InputError& e) {
     cli::wait_if_interrupted();

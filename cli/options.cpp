@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/commands.hpp"
 #include "model/input/error.hpp"
 
 namespace possim::cli {
@@ -22,6 +23,16 @@ bool parse(const std::string& command, const std::vector<std::string>& args,
                      "possim " + command + " " + usage);
   }
   return true;
+}
+
+void add_engine_option(po::options_description& desc, std::string& engine_name) {
+  desc.add_options()("engine", po::value(&engine_name)->default_value(default_engine()),
+                     ("engine: " + engine_names()).c_str());
+}
+
+void add_all_iterations_option(po::options_description& desc, bool& all_iterations) {
+  desc.add_options()("all-iterations", po::bool_switch(&all_iterations),
+                     "SimGrid: simulate every iteration, even those that provably repeat the one before");
 }
 
 }  // namespace possim::cli

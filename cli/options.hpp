@@ -15,4 +15,9 @@ bool parse(const std::string& command, const std::vector<std::string>& args,
            po::options_description& desc, const po::positional_options_description& pos,
            po::variables_map& vm, const std::string& usage);
 
+// The options every command that runs an engine spells alike: --engine (default simgrid),
+// and --all-iterations for those that run SimGrid points.
+void add_engine_option(po::options_description& desc, std::string& engine_name);
+void add_all_iterations_option(po::options_description& desc, bool& all_iterations);
+
 }  // namespace possim::cli

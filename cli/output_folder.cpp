@@ -27,11 +27,10 @@ fs::path normal(const std::string& dest) {
 
 }  // namespace
 
-OutputFolder::OutputFolder(const std::string& dest, const std::string& option)
-    : dest_(dest), option_(option) {
-  if (dest.empty()) throw InputError(option_, "", "is empty", "a folder path");
+void check_output_path(const std::string& dest, const std::string& option) {
+  if (dest.empty()) throw InputError(option, "", "is empty", "a folder path");
   const fs::path p = normal(dest);
-  if (p == p.root_path()) throw InputError(option_, "", "'" + dest + "' is the root folder", "a folder path");
+  if (p == p.root_path()) throw InputError(option, "", "'" + dest + "' is the root folder", "a folder path");
   // The nearest part of the path that exists must be a folder.
   for (fs::path q = p; !q.empty(); q = q.parent_path()) {
     std::error_code ec;
@@ -41,12 +40,17 @@ OutputFolder::OutputFolder(const std::string& dest, const std::string& option)
       continue;
     }
     if (st.type() != fs::file_type::directory)
-      throw InputError(option_, "",
+      throw InputError(option, "",
                        q == p ? "'" + dest + "' exists and is not a folder"
                               : "'" + dest + "' is under '" + q.string() + "', which is not a folder",
                        "a folder path (existing or new)");
     break;
   }
+}
+
+OutputFolder::OutputFolder(const std::string& dest, const std::string& option)
+    : dest_(dest), option_(option) {
+  check_output_path(dest, option);
 }
 
 OutputFolder::~OutputFolder() {
@@ -86,7 +90,11 @@ void OutputFolder::write(const std::string& name, const std::string& contents) {
   f << contents;
   f.flush();
   if (!f) throw std::runtime_error(file.string() + ": write failed");
-  files_.push_back(name);
+}
+
+const std::string& OutputFolder::temp_path() {
+  if (temp_.empty()) make_temp();
+  return temp_;
 }
 
 void OutputFolder::commit() {
@@ -96,8 +104,9 @@ void OutputFolder::commit() {
     fs::rename(temp_, p, ec);
     if (ec) throw std::runtime_error(dest_ + ": cannot rename the results into place: " + ec.message());
   } else {
-    for (const auto& name : files_) {
-      fs::rename(fs::path(temp_) / name, p / name, ec);
+    for (const auto& entry : fs::directory_iterator(temp_)) {
+      const fs::path name = entry.path().filename();
+      fs::rename(entry.path(), p / name, ec);
       if (ec) throw std::runtime_error((p / name).string() + ": cannot rename into place: " + ec.message());
     }
     fs::remove(temp_, ec);

@@ -8,6 +8,10 @@
 
 namespace possim::cli {
 
+// Checks that `dest` can be a folder: it is one, or nothing on its path is a file. Throws
+// InputError naming `option` (e.g. "--out") otherwise.
+void check_output_path(const std::string& dest, const std::string& option);
+
 class OutputFolder {
  public:
   // Checks that `dest` can be a folder: it is one, or nothing on its path is a file.
@@ -19,8 +23,11 @@ class OutputFolder {
 
   // Writes `name` into the temporary folder (made on the first call).
   void write(const std::string& name, const std::string& contents);
+  // The temporary folder (made on the first call), for files other programs write (gnuplot).
+  const std::string& temp_path();
   // Renames the written files into place: the whole folder when `dest` did not exist,
-  // else each file into it (each rename atomic, replacing an older file of that name).
+  // else each file of the temporary folder into it (each rename atomic, replacing an older
+  // file of that name).
   void commit();
 
  private:
@@ -29,7 +36,6 @@ class OutputFolder {
 
   std::string dest_, option_, temp_;
   std::vector<std::string> made_;   // parent folders made for the temporary one, outermost first
-  std::vector<std::string> files_;  // names written
   bool committed_ = false;
 };
 

@@ -27,17 +27,16 @@ inline std::string possim_binary() {
   return other && *other ? other : POSSIM_BINARY;
 }
 
-// Runs possim with args (shell syntax) in folder `cwd`; stdout and stderr captured
-// separately (stderr through cwd/stderr.txt). With timeout_s > 0, possim is killed after
-// that long (status 124), so that a test of a hang fails instead of hanging.
-inline Output run_possim(const std::string& args,
-                         const std::filesystem::path& cwd = std::filesystem::temp_directory_path(),
-                         int timeout_s = 0) {
+// Runs a command line (shell syntax) in folder `cwd`; stdout and stderr captured
+// separately (stderr through cwd/stderr.txt). With timeout_s > 0, it is killed after that
+// long (status 124), so that a test of a hang fails instead of hanging.
+inline Output run_command(const std::string& command_line, const std::filesystem::path& cwd,
+                          int timeout_s = 0) {
   const std::filesystem::path err_file = cwd / "stderr.txt";
   const std::string limit =
       timeout_s > 0 ? "timeout -k 2 " + std::to_string(timeout_s) + " " : std::string();
-  const std::string cmd = "cd '" + cwd.string() + "' && " + limit + "'" + possim_binary() + "' " +
-                          args + " 2>'" + err_file.string() + "'";
+  const std::string cmd = "cd '" + cwd.string() + "' && " + limit + command_line + " 2>'" +
+                          err_file.string() + "'";
   Output o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -49,6 +48,19 @@ inline Output run_possim(const std::string& args,
   std::ifstream e(err_file);
   o.err.assign(std::istreambuf_iterator<char>(e), {});
   return o;
+}
+
+// Runs possim with args (shell syntax) in folder `cwd`, as run_command.
+inline Output run_possim(const std::string& args,
+                         const std::filesystem::path& cwd = std::filesystem::temp_directory_path(),
+                         int timeout_s = 0) {
+  return run_command("'" + possim_binary() + "' " + args, cwd, timeout_s);
+}
+
+// A file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
 }
 
 // An empty folder <tmp>/possim_<group>_<name>_<pid>, made afresh.

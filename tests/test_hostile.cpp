@@ -318,11 +318,11 @@ TEST_CASE("a scenario name becomes a folder name only when it is safe", "[cli][h
   s["name"] = "ok-Name_1.2";
   write(dir / "work" / "s.json", s.dump());
   CHECK(run_possim("run s.json -q --engine analytic", dir / "work").status == 0);
-  CHECK(fs::exists(dir / "work" / "results" / "ok-Name_1.2" / "results.json"));
+  CHECK(fs::exists(dir / "work" / "results" / "ok-Name_1.2" / "analytic" / "results.json"));
   s.erase("name");
   write(dir / "work" / "my run.json", s.dump());
   CHECK(run_possim("run 'my run.json' -q --engine analytic", dir / "work").status == 0);
-  CHECK(fs::exists(dir / "work" / "results" / "my_run" / "results.json"));
+  CHECK(fs::exists(dir / "work" / "results" / "my_run" / "analytic" / "results.json"));
   fs::remove_all(dir);
 }
 

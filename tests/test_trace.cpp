@@ -255,11 +255,11 @@ TEST_CASE("possim run --trace: files in the output folder, chosen points, bad op
   o = run_possim("run s.json --trace-point ps:4:0.5 --trace-workers 1-2", dir);
   REQUIRE(o.status == 0);
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir / "results" / "t")) files.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir / "results" / "t" / "simgrid")) files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
   CHECK(files == std::vector<std::string>{"results.csv", "results.json", "trace_ps_4n_0p5g_1gpu.json"});
   CHECK(o.out.find("workers 1-2 of 4 (0,3 left out)") != std::string::npos);
-  std::ifstream trace(dir / "results" / "t" / "trace_ps_4n_0p5g_1gpu.json");
+  std::ifstream trace(dir / "results" / "t" / "simgrid" / "trace_ps_4n_0p5g_1gpu.json");
   const auto header = nlohmann::json::parse(trace).at("metadata").at("possim");
   CHECK(header.at("left_out_workers") == "0,3");
   // Bad input: one line, exit 2, nothing written.

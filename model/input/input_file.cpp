@@ -26,15 +26,15 @@ const char* kind_of(mode_t m) {
 }  // namespace
 
 std::string read_input_file(const std::string& path, const std::string& what,
-                            const std::string& expected) {
+                            const std::string& expected, std::uint64_t max_bytes) {
   const auto fail = [&](const std::string& problem) { throw InputError(path, "", problem, expected); };
-  const std::string limit = std::to_string(limits::kMaxFileBytes >> 20) + " MiB";
+  const std::string limit = std::to_string(max_bytes >> 20) + " MiB";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     fail("cannot read the " + what + ": " + std::strerror(errno));
   // Checked before open: opening a FIFO for reading blocks until a writer comes.
   if (!S_ISREG(st.st_mode)) fail("the " + what + " is " + kind_of(st.st_mode) + ", not a regular file");
-  if (std::uint64_t(st.st_size) > limits::kMaxFileBytes)
+  if (std::uint64_t(st.st_size) > max_bytes)
     fail("the " + what + " is " + std::to_string(st.st_size) + " bytes, over the " + limit + " limit");
   // O_NONBLOCK: should the path have been swapped for a FIFO since stat, open does not wait.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -55,7 +55,7 @@ std::string read_input_file(const std::string& path, const std::string& what,
     }
     if (n == 0) break;
     text.append(buf, std::size_t(n));
-    if (text.size() > limits::kMaxFileBytes) {  // grew while we read it
+    if (text.size() > max_bytes) {  // grew while we read it
       ::close(fd);
       fail("the " + what + " is over the " + limit + " limit");
     }

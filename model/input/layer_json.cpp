@@ -16,6 +16,7 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/sha256.hpp"
 #include "model/workload/zoo.hpp"
 
 namespace possim {
@@ -279,7 +280,9 @@ Network load_network(const std::string& ref, const std::string& base_dir) {
   } catch (const json::exception& e) {  // out_of_range.406: a number like 1e999
     throw InputError(where, "", "malformed JSON: " + json_check::exception_text(e));
   }
-  return network_from_json(j, where);
+  Network net = network_from_json(j, where);
+  net.file_sha256 = sha256_hex(text);
+  return net;
 }
 
 }  // namespace possim

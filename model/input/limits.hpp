@@ -33,6 +33,11 @@ constexpr long long kMaxShards = 65536;
 // bandwidths). Each point is a simulation; more is a batch job, not one scenario.
 constexpr std::size_t kMaxSweepValues = 1000;
 constexpr std::size_t kMaxSweepPoints = 10000;
+// A sweep file's axes: the scenario fields it may vary (model/sweep_grid.hpp).
+constexpr std::size_t kMaxSweepAxes = 16;
+// A sweep's finished points (points.jsonl) as possim reads them back to resume or merge:
+// 10000 points of a 150-layer model with every layer's row take about 500 MB.
+constexpr std::uint64_t kMaxPointsFileBytes = 1ull << 30;
 // Iterations simulated per point: the steady state shows after a few.
 constexpr long long kMaxIterations = 10000;
 

@@ -14,6 +14,7 @@
 #include "model/input/error.hpp"
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
+#include "model/input/sha256.hpp"
 
 namespace possim {
 
@@ -395,6 +396,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
 
   Profile p;
   p.path = where;
+  p.sha256 = sha256_hex(json_text);
   const std::string format =
       text(r, r.require(j, "", "format", std::string("\"") + kFormat + "\""), "format");
   if (format != kFormat)

@@ -62,6 +62,7 @@ struct Profile {
   std::string name;
   std::string device;
   std::string path;  // file it was read from, or "builtin:NAME"
+  std::string sha256;  // of the JSON text it was parsed from; "" if built in code
 
   // GPU compute: achieved FLOP/s = peak x efficiency of the layer's kind.
   double peak_flops_per_s = 0;

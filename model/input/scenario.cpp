@@ -18,6 +18,7 @@
 #include "model/input/json_check.hpp"
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/sha256.hpp"
 #include "model/workload/zoo.hpp"
 
 namespace possim {
@@ -253,23 +254,6 @@ void cross_check(const Reader& r, const Scenario& s) {
            "one factor per worker of the largest sweep point (" + std::to_string(largest) + ")");
 }
 
-// A name that becomes a file or folder name (results/NAME, traces): nothing that could
-// leave the folder it is written to, or confuse a shell.
-bool safe_name(const std::string& n) {
-  if (n.empty() || n.size() > limits::kMaxNameChars || n == "." || n == "..") return false;
-  for (const char c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
-  return true;
-}
-
-// The file's stem when the scenario gives no name, with other characters made '_'.
-std::string name_from_path(const std::string& path) {
-  std::string n = fs::path(path).stem().string().substr(0, limits::kMaxNameChars);
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
-  return safe_name(n) ? n : "scenario";
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -326,6 +310,23 @@ Profile read_profile(const Reader& r, const std::string& ref, const std::string&
 
 }  // namespace
 
+// A name that becomes a file or folder name (results/NAME, traces): nothing that could
+// leave the folder it is written to, or confuse a shell.
+bool safe_name(const std::string& n) {
+  if (n.empty() || n.size() > limits::kMaxNameChars || n == "." || n == "..") return false;
+  for (const char c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
+
+// The file's stem when the scenario gives no name, with other characters made '_'.
+std::string name_from_path(const std::string& path) {
+  std::string n = fs::path(path).stem().string().substr(0, limits::kMaxNameChars);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return safe_name(n) ? n : "scenario";
+}
+
 const char* to_string(Consistency c) { return c == Consistency::ssp ? "ssp" : "bsp"; }
 const char* to_string(BestSchemeRule r) { return r == BestSchemeRule::sacp16 ? "sacp16" : "atc17"; }
 
@@ -351,6 +352,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
 
   Scenario s;
   s.path = where;
+  s.sha256 = sha256_hex(json_text);
   const std::string name_e = "a name of letters, digits, '.', '_' and '-' (at most " +
                              std::to_string(limits::kMaxNameChars) + ", not . or ..)";
   s.name = j.contains("name") ? r.text(j["name"], "name", name_e) : name_from_path(where);

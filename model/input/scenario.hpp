@@ -27,6 +27,7 @@ struct StrategyOptions {
 
 struct Scenario {
   std::string path;          // where it was read from
+  std::string sha256;        // of the JSON text it was parsed from
   std::string name;
   std::string description;
   std::string model_ref;     // zoo name or path to a layer JSON
@@ -60,6 +61,12 @@ struct Scenario {
 Scenario load_scenario(const std::string& path);
 Scenario parse_scenario(const std::string& json_text, const std::string& where,
                         const std::string& base_dir);
+
+// A name that can become a file or folder name (results/NAME): letters, digits, '.', '_' and
+// '-', at most limits::kMaxNameChars, not "." or "..".
+bool safe_name(const std::string& name);
+// A file's stem made a safe name (other characters become '_'), or "scenario".
+std::string name_from_path(const std::string& path);
 
 const char* to_string(Consistency c);
 const char* to_string(BestSchemeRule r);

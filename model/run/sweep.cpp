@@ -1,17 +1,16 @@
 #include "model/run/sweep.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
-#include "model/run/child_processes.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"
+#include "model/run/child_processes.hpp"
+#include "model/run/parallel.hpp"
 
 namespace possim {
 
@@ -21,17 +20,6 @@ std::string describe(const SweepPoint& p) {
   char gbps[32];
   std::snprintf(gbps, sizeof gbps, "%g", p.nic_gbps);
   return p.strategy + " at " + std::to_string(p.nodes) + " nodes, " + gbps + " Gbit/s";
-}
-
-// Rethrows the exception being handled with `at` in front; an InputError stays one.
-[[noreturn]] void rethrow_at(const std::string& at) {
-  try {
-    throw;
-  } catch (const InputError& e) {
-    throw InputError(at + e.what());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(at + e.what());
-  }
 }
 
 }  // namespace
@@ -113,45 +101,24 @@ std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
   try {
     single = single_gpu_images_per_s(s, engine);
   } catch (...) {
-    rethrow_at(where + "the single-GPU baseline: ");
+    rethrow_with(where + "the single-GPU baseline: ");
   }
   const auto points = sweep_points(s);
   std::vector<Result> results(points.size());
-  std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex mutex;
-  std::exception_ptr failure;
-  // The first failure ends the sweep: no more points, and the simulations under way
-  // (child processes) are killed rather than waited for; their errors are not reported.
-  const auto stop = [&](std::exception_ptr e) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    next = points.size();  // stop handing out points
-    if (failure) return;
-    failure = e;
-    child_processes::kill_running();
-  };
-  const auto work = [&] {
-    for (std::size_t i; (i = next++) < points.size();) {
-      try {
-        Result r = run_point(s, points[i], engine, single, opt);
-        const std::lock_guard<std::mutex> lock(mutex);
-        results[i] = std::move(r);
-        if (progress) progress(++done, points.size(), results[i]);
-      } catch (...) {
-        try {
-          rethrow_at(where + describe(points[i]) + ": ");
-        } catch (...) {
-          stop(std::current_exception());
-        }
-      }
+  // The first failure ends the sweep (parallel_for); its error names the point.
+  parallel_for(points.size(), jobs, [&](std::size_t i) {
+    Result r;
+    try {
+      r = run_point(s, points[i], engine, single, opt);
+    } catch (...) {
+      rethrow_with(where + describe(points[i]) + ": ");
     }
-  };
-  const int threads = std::max(1, std::min<int>(jobs, int(points.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+    const std::lock_guard<std::mutex> lock(mutex);
+    results[i] = std::move(r);
+    if (progress) progress(++done, points.size(), results[i]);
+  });
   return results;
 }
 

@@ -10,6 +10,7 @@ namespace possim {
 struct Network {
   std::string name;
   std::string description;
+  std::string file_sha256;  // of the layer JSON it was read from; "" for a zoo model
   Shape input;
   std::vector<Layer> layers;
 

@@ -1,0 +1,57 @@
+// One figure of a report: its data and the gnuplot commands that draw it, and what the page
+// says about it. gnuplot.hpp turns it into id.gp, id.svg and id.png.
+#pragma once
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "report/report_inputs.hpp"
+
+namespace possim::report {
+
+struct Figure {
+  std::string id;       // file stem: "fig03-speedup"
+  std::string section;  // the page's heading it goes under
+  std::string title;
+  std::string what;     // what it shows, for its caption
+  std::string data;     // id.dat: tab-separated blocks, two blank lines apart (gnuplot's `index`)
+  std::string plot;     // gnuplot settings and the plot command, reading id.dat
+  int width = 760, height = 460;
+  std::set<std::size_t> files;  // the results files its points came from
+};
+
+// Each kind of figure, at most `max_per_kind` of each (the page says how many more there
+// would have been). Empty when the results hold nothing of the kind (e.g. one node count).
+struct FigureSet {
+  std::vector<Figure> figures;
+  std::vector<std::string> notes;  // "12 more speedup figures left out (--max-figures)"
+};
+
+void add_scaling_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
+void add_traffic_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
+void add_layer_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
+
+// Measured points beside the predictions among the results for the same model, strategy,
+// nodes, GPUs per node, batch and bandwidth; a point with no prediction has predicted = 0.
+struct MeasuredMatch {
+  const calibrate::MeasurementPoint* measured = nullptr;
+  const ReportPoint* predicted = nullptr;  // null: no result for this point
+  double measured_images_per_s = 0, predicted_images_per_s = 0;
+  double error = 0;  // predicted / measured - 1 in the unit measured (as `possim validate`)
+};
+std::vector<MeasuredMatch> match_measured(const ReportInputs& in);
+void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch>& matches, FigureSet& out);
+
+// Helpers the figure makers share.
+// A string as a gnuplot single-quoted string ('' stands for ').
+std::string gp_quote(const std::string& s);
+// A series' label: the strategy, with the engine when the report holds several engines,
+// and the results file's name when several files share an engine.
+std::string series_label(const ReportInputs& in, const ReportPoint& p);
+// A fixed colour per strategy, so that a strategy looks the same in every figure.
+std::string strategy_colour(const std::string& strategy);
+// %g of a number.
+std::string num(double x);
+
+}  // namespace possim::report

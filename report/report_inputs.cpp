@@ -1,0 +1,64 @@
+#include "report/report_inputs.hpp"
+
+#include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
+#include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+#include "model/run/result_io.hpp"
+
+namespace possim::report {
+
+namespace {
+
+using nlohmann::json;
+
+// Sweep values beside those a Result carries, as "kv_pair_bytes=1048576, seed=2".
+std::string extra_values(const json& point) {
+  std::string out;
+  for (const auto& item : point.items()) {
+    const std::string& k = item.key();
+    if (k == "strategy_options.kv_pair_bytes" || k == "strategy_options.staleness" || k == "seed" ||
+        k == "cluster.servers.shards")
+      out += (out.empty() ? "" : ", ") + k.substr(k.rfind('.') + 1) + "=" + item.value().dump();
+  }
+  return out;
+}
+
+}  // namespace
+
+ReportInputs read_report_inputs(const std::vector<std::string>& results_paths) {
+  ReportInputs in;
+  for (const auto& path : results_paths) {
+    const std::string text = read_input_file(path, "results file", "a results.json of possim run or sweep",
+                                             limits::kMaxPointsFileBytes);
+    const json_check::Reader r(path);
+    const json j = r.parse(text, "a results.json of possim run or sweep");
+    r.object(j, "", "a results.json object");
+    ResultsFile f;
+    f.path = path;
+    const std::string name_key = j.contains("sweep") ? "sweep" : "scenario";
+    f.name = r.text(r.require(j, "", name_key.c_str(), "the scenario's name"), name_key, "a name");
+    if (j.contains("provenance")) f.provenance = r.object(j["provenance"], "provenance", "an object");
+    const json& results = r.array(r.require(j, "", "results", "a list of results"), "results", "a list of results");
+    if (results.size() > limits::kMaxSweepPoints)
+      r.fail("results", "has " + std::to_string(results.size()) + " results",
+             "at most " + std::to_string(limits::kMaxSweepPoints));
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const std::string at = json_check::index("results", i);
+      ReportPoint p;
+      p.file = in.files.size();
+      try {
+        p.result = result_from_json(r.object(results[i], at, "a result object"));
+      } catch (const json::exception& e) {
+        r.fail(at, json_check::exception_text(e), "a result as possim writes it");
+      }
+      if (results[i].contains("point")) p.extra = extra_values(r.object(results[i]["point"], at + ".point", "an object"));
+      in.engines.insert(p.result.engine);
+      in.points.push_back(std::move(p));
+    }
+    in.files.push_back(std::move(f));
+  }
+  return in;
+}
+
+}  // namespace possim::report
