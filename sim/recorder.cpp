@@ -10,6 +10,11 @@ namespace possim::sim {
 
 std::uint64_t wire_bytes(double bytes) { return std::uint64_t(std::max(1.0, bytes)); }
 
+int* payload() {
+  static int nothing = 0;
+  return &nothing;
+}
+
 Recorder::Recorder(const SyncPlan& plan, const Platform& platform, const RunOptions& opt)
     : plan_(plan), platform_(platform), timeline_on_(opt.timeline), traced_(opt.trace_workers),
       k_(std::max(1, plan.iterations)) {

@@ -50,5 +50,7 @@ class Recorder {
 
 // What a comm of `bytes` puts on its links: SimGrid moves whole bytes, at least one.
 std::uint64_t wire_bytes(double bytes);
+// What every comm carries: nothing (its size is simulated).
+int* payload();
 
 }  // namespace possim::sim

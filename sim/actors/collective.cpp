@@ -12,10 +12,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace possim::sim {
 
-namespace {
-int kPayload = 0;  // comms carry no data; their size is simulated
-}  // namespace
-
 void Executor::launch_collective(const Instance& in) {
   const std::size_t channels =
       collective_schedule(plan_.tasks[in.task].collective, plan_.workers, in.who, 0, plan_.tasks[in.task].chunks)
@@ -60,7 +56,7 @@ void Executor::run_channel(const Instance& in, int channel) {
       sg4::this_actor::sleep_for(plan_.rates.per_message_s * double(r.sends.size()));
     std::vector<sg4::CommPtr> out;
     for (const CollectiveSend& s : r.sends)
-      out.push_back(box(s.stream, in.who, s.peer)->put_async(&kPayload, wire_bytes(s.bytes)));
+      out.push_back(box(s.stream, in.who, s.peer)->put_async(payload(), wire_bytes(s.bytes)));
     for (const CollectiveReceive& x : r.receives) box(x.stream, x.peer, in.who)->get<int>();
     for (const sg4::CommPtr& c : out) c->wait();
     for (const CollectiveSend& s : r.sends) flow_landed(in, me, plan_.worker_node(s.peer), s.bytes);

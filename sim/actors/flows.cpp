@@ -8,7 +8,6 @@ namespace sg4 = simgrid::s4u;
 namespace possim::sim {
 
 namespace {
-int kPayload = 0;                            // comms carry no data; their size is simulated
 constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor scale badly
 }  // namespace
 
@@ -86,7 +85,7 @@ void Executor::send_group(std::vector<Outgoing> open) {
   std::vector<sg4::CommPtr> comms;
   const double sent_at = now();
   for (const Outgoing& o : open)
-    comms.push_back(o.flow.dst->put_async(&kPayload, wire_bytes(o.flow.bytes)));
+    comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
   while (!comms.empty()) {
     const auto done = std::size_t(sg4::Comm::wait_any(comms));
     const Outgoing o = open[done];

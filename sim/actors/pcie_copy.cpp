@@ -6,10 +6,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace possim::sim {
 
-namespace {
-int kPayload = 0;  // comms carry no data; their size is simulated
-}  // namespace
-
 void Executor::launch_copy(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
   if (task.bytes <= 0) {
@@ -23,7 +19,7 @@ void Executor::launch_copy(const Instance& in) {
   left_[id(in)] = 1;
   sg4::Actor::create("copy", src, [this, in, dst, bytes = task.bytes, d2h] {
     const double t0 = now();
-    dst->put(&kPayload, wire_bytes(bytes));
+    dst->put(payload(), wire_bytes(bytes));
     recorder_.copy_landed(in.t, in.who, d2h, bytes);
     recorder_.task(in, "PCIe", t0, now());
     complete(in);
