@@ -50,12 +50,6 @@ const char* kCalibrateUsage =
 
 std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-std::string g4(double x) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", x);
-  return b;
-}
-
 bool progress_wanted(bool quiet) { return !quiet; }
 
 int cmd_kernels(const std::vector<std::string>& args) {

@@ -21,12 +21,6 @@ namespace {
 
 namespace cal = possim::calibrate;
 
-std::string g4(double x) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", x);
-  return b;
-}
-
 // Pairs of parameters the points cannot tell apart (|correlation| above 0.95).
 std::vector<std::string> confounded(const cal::ClusterFit& f) {
   std::vector<std::string> out;

@@ -25,12 +25,6 @@ calibrate::MeasurementSet load_measurement_files(const std::vector<std::string>&
 
 namespace {
 
-std::string g4(double x) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.4g", x);
-  return b;
-}
-
 std::string unit(const cal::MeasurementPoint& p) {
   if (p.measured_as == "images_per_s") return " img/s";
   if (p.measured_as == "speedup") return "x";

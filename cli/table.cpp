@@ -61,4 +61,10 @@ std::string si(double v, const char* unit) {
   return buf;
 }
 
+std::string g4(double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.4g", x);
+  return b;
+}
+
 }  // namespace possim::cli

@@ -20,6 +20,8 @@ class Table {
 
 std::string fixed(double v, int decimals);
 std::string percent(double fraction);
+// Four significant digits (%.4g): parameters and residuals of any magnitude.
+std::string g4(double x);
 std::string si(double v, const char* unit);  // 1.23 G{unit}
 
 }  // namespace possim::cli

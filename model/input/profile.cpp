@@ -367,7 +367,7 @@ std::string Profile::compute_source(const Network& net, int batch) const {
 
 // "stacks" and "default_stacks": every default names a stack, and every stack leaves the
 // profile valid once applied.
-void read_stack_section(const Reader& r, const json& j, Profile& p) {
+static void read_stack_section(const Reader& r, const json& j, Profile& p) {
   if (j.contains("stacks")) p.stacks = read_stacks(r, j["stacks"]);
   if (j.contains("default_stacks")) {
     const json& d = object(r, j["default_stacks"], "default_stacks");

@@ -134,29 +134,14 @@ SweepGrid load_sweep(const std::string& path, const RunIdentity& identity) {
   return parse_sweep(text, path, dir.empty() ? "." : dir, identity);
 }
 
-SweepGrid parse_sweep(const std::string& text, const std::string& where, const std::string& dir,
-                      const RunIdentity& identity) {
-  const Reader r(where);
-  const json j = r.parse(text, "a sweep JSON object");
-  if (!j.is_object()) r.fail("", "the top level is " + json_check::describe(j), "a JSON object");
-  r.only_known(j, "", {"name", "description", "base", "scenario", "axes"});
-  SweepGrid g;
-  g.path = where;
-  g.sha256 = sha256_hex(text);
-  g.identity = identity;
-  const std::string name_e = "a name of letters, digits, '.', '_' and '-' (at most " +
-                             std::to_string(limits::kMaxNameChars) + ", not . or ..)";
-  g.name = j.contains("name") ? r.text(j["name"], "name", name_e) : name_from_path(where);
-  if (!safe_name(g.name)) r.fail("name", "'" + json_check::quoted(g.name) + "' cannot be a folder name", name_e);
-  if (j.contains("description")) g.description = r.text(j["description"], "description", "a string");
-
-  // The base: a scenario file or one inline; checked whole as a scenario first, so that its
-  // own mistakes are named in its own file.
+// The base: a scenario file or one inline; checked whole as a scenario first, so that its
+// own mistakes are named in its own file.
+static json read_base(const Reader& r, const json& j, const std::string& where, const std::string& dir, SweepGrid& g,
+               std::string& base_where) {
   const std::string base_e = "either \"base\": a scenario file, or \"scenario\": a scenario object";
   if (j.contains("base") == j.contains("scenario"))
     r.fail(j.contains("base") ? "scenario" : "base", j.contains("base") ? "given beside \"base\"" : "missing", base_e);
   json base;
-  std::string base_where;
   if (j.contains("base")) {
     const std::string ref = r.text(j["base"], "base", "a path to a scenario file");
     fs::path p(ref);
@@ -173,9 +158,11 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
     g.base_dir = dir;
     base_where = where + ": scenario";
   }
-  const Scenario base_scenario = parse_scenario(base.dump(), base_where, g.base_dir);
+  return base;
+}
 
-  // Axes: the sweep's, then the base's own lists; in sweep_axes() order.
+// Axes: the sweep's, then the base's own lists.
+static std::map<std::string, std::vector<json>> read_axes(const Reader& r, const json& j, const json& base) {
   std::map<std::string, std::vector<json>> values;
   if (j.contains("axes")) {
     const json& axes = r.object(j["axes"], "axes", "an object: scenario field -> values");
@@ -192,6 +179,45 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
   for (const auto& axis : kListAxes)
     if (!values.count(axis))
       if (const json* v = at_path(base, axis); v && v->is_array()) values[axis] = std::vector<json>(v->begin(), v->end());
+  return values;
+}
+
+static void finish_provenance(SweepGrid& g, const std::string& base_where, const Scenario& base_scenario,
+                       std::map<std::string, std::vector<json>>& values, const std::map<std::string, json>& models) {
+  g.provenance["sweep"] = {{"path", g.path}, {"sha256", g.sha256}};
+  g.provenance["scenario"] = {{"path", g.base_path.empty() ? base_where : g.base_path},
+                              {"sha256", g.base_path.empty() ? json(nullptr) : json(g.base_sha256)}};
+  g.provenance["seed"] = base_scenario.seed;
+  json axes = json::object();
+  for (const auto& axis : g.axes) axes[axis] = values[axis];
+  g.provenance["axes"] = axes;
+  if (models.size() > 1) {
+    g.provenance["model"] = json::array();
+    for (const auto& [ref, m] : models) g.provenance["model"].push_back(m);
+  }
+}
+
+SweepGrid parse_sweep(const std::string& text, const std::string& where, const std::string& dir,
+                      const RunIdentity& identity) {
+  const Reader r(where);
+  const json j = r.parse(text, "a sweep JSON object");
+  if (!j.is_object()) r.fail("", "the top level is " + json_check::describe(j), "a JSON object");
+  r.only_known(j, "", {"name", "description", "base", "scenario", "axes"});
+  SweepGrid g;
+  g.path = where;
+  g.sha256 = sha256_hex(text);
+  g.identity = identity;
+  const std::string name_e = "a name of letters, digits, '.', '_' and '-' (at most " +
+                             std::to_string(limits::kMaxNameChars) + ", not . or ..)";
+  g.name = j.contains("name") ? r.text(j["name"], "name", name_e) : name_from_path(where);
+  if (!safe_name(g.name)) r.fail("name", "'" + json_check::quoted(g.name) + "' cannot be a folder name", name_e);
+  if (j.contains("description")) g.description = r.text(j["description"], "description", "a string");
+
+  std::string base_where;
+  const json base = read_base(r, j, where, dir, g, base_where);
+  const Scenario base_scenario = parse_scenario(base.dump(), base_where, g.base_dir);
+
+  std::map<std::string, std::vector<json>> values = read_axes(r, j, base);
   std::size_t total = 1;
   for (const auto& axis : sweep_axes())
     if (values.count(axis)) {
@@ -250,17 +276,7 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
     }
   }
 
-  g.provenance["sweep"] = {{"path", g.path}, {"sha256", g.sha256}};
-  g.provenance["scenario"] = {{"path", g.base_path.empty() ? base_where : g.base_path},
-                              {"sha256", g.base_path.empty() ? json(nullptr) : json(g.base_sha256)}};
-  g.provenance["seed"] = base_scenario.seed;
-  json axes = json::object();
-  for (const auto& axis : g.axes) axes[axis] = values[axis];
-  g.provenance["axes"] = axes;
-  if (models.size() > 1) {
-    g.provenance["model"] = json::array();
-    for (const auto& [ref, m] : models) g.provenance["model"].push_back(m);
-  }
+  finish_provenance(g, base_where, base_scenario, values, models);
   return g;
 }
 
