@@ -21,18 +21,6 @@ namespace {
 
 namespace cal = possim::calibrate;
 
-// Pairs of parameters the points cannot tell apart (|correlation| above 0.95).
-std::vector<std::string> confounded(const cal::ClusterFit& f) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < f.names.size(); ++i)
-    for (std::size_t j = i + 1; j < f.names.size(); ++j)
-      if (i < f.correlation.size() && j < f.correlation[i].size() &&
-          std::fabs(f.correlation[i][j]) > 0.95)
-        out.push_back(f.names[i] + " and " + f.names[j] + " (correlation " +
-                      fixed(f.correlation[i][j], 3) + ")");
-  return out;
-}
-
 }  // namespace
 
 int cmd_calibrate_fit(const std::vector<std::string>& args) {
@@ -126,39 +114,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   if (!predict_path.empty())
     predicted = cal::predict_points(f.fitted, held, opt.cluster, *engine, jobs);
 
-  nlohmann::json params = nlohmann::json::array();
-  for (std::size_t i = 0; i < f.names.size(); ++i)
-    params.push_back(
-        {{"name", f.names[i]},
-         {"start", f.start[i]},
-         {"value", f.values[i]},
-         {"sigma",
-          std::isfinite(f.sigma[i]) ? nlohmann::json(f.sigma[i]) : nlohmann::json("unidentified")},
-         {"at_bound", f.lm.at_bound[i] < 0   ? "lower"
-                      : f.lm.at_bound[i] > 0 ? "upper"
-                                             : "no"},
-         {"range",
-          {cal::parameter_range(f.names[i]).first, cal::parameter_range(f.names[i]).second}}});
-  const nlohmann::json sidecar = {
-      {"kind", "fit"},
-      {"measurements", m.path},
-      {"engine", engine->name()},
-      {"base_profile", {{"name", base.name}, {"path", base.path}}},
-      {"method",
-       "Levenberg-Marquardt over log-parameters, numeric Jacobian; residual = predicted / "
-       "measured - 1 of the iteration time, predicted by the " +
-           std::string(engine->name()) +
-           " engine; covariance s^2 (J^T J)^-1 with s^2 = SSR / (points - parameters); 1-sigma"},
-      {"assumptions",
-       {{"latency_s", opt.cluster.latency_s}, {"server_shards", shards}, {"placement", "colocated"}}},
-      {"parameters", params},
-      {"correlation", f.correlation},
-      {"confounded", confounded(f)},
-      {"points", points_json(f.points)},
-      {"rms_residual", f.rms_residual},
-      {"iterations", f.lm.iterations},
-      {"converged", f.lm.converged},
-      {"predicted", points_json(predicted)}};
+  const nlohmann::json sidecar = cal::fit_sidecar(f, m.path, engine->name(), base, opt.cluster, shards, predicted);
   cal::write_profile_with_sidecar(f.fitted, sidecar, out);
 
   if (!quiet) {
@@ -198,7 +154,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
         std::cout << "note: these points do not determine " << f.names[i]
                   << " (it never limits an iteration they measured); measure it directly or add "
                      "points where it does\n";
-    for (const auto& pair : confounded(f))
+    for (const auto& pair : cal::confounded(f))
       std::cout << "note: these points hardly tell apart " << pair
                 << ": only their combination is determined\n";
     std::cout << "\n";

@@ -71,7 +71,7 @@ int cmd_validate(const std::vector<std::string>& args) {
                                                {"profile", profile.name},
                                                {"profile_path", profile.path},
                                                {"engine", engine->name()},
-                                               {"points", points_json(points)},
+                                               {"points", calibrate::points_json(points)},
                                                {"mean_abs_error", s.mean_abs},
                                                {"rms_error", s.rms},
                                                {"worst_error", s.worst},

@@ -63,31 +63,6 @@ ErrorSummary summarize(const std::vector<cal::PointResult>& points) {
   return s;
 }
 
-nlohmann::json points_json(const std::vector<cal::PointResult>& points) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& r : points) {
-    const cal::MeasurementPoint& p = r.point;
-    nlohmann::json j{{"where", p.where},
-                     {"model", p.model},
-                     {"strategy", p.strategy},
-                     {"stack", p.stack},
-                     {"nodes", p.nodes},
-                     {"gpus_per_node", p.gpus_per_node},
-                     {"nic_gbps", p.nic_gbps},
-                     {"batch", p.batch},
-                     {"measured_as", p.measured_as},
-                     {"measured", p.measured_value},
-                     {"predicted", p.in_measured_unit(r.predicted_s)},
-                     {"measured_iteration_s", p.iteration_s},
-                     {"predicted_iteration_s", r.predicted_s},
-                     {"relative_error", r.residual}};
-    if (p.measured_as == "speedup") j["reference_images_per_s"] = p.reference_images_per_s;
-    if (!p.source.empty()) j["source"] = p.source;
-    a.push_back(j);
-  }
-  return a;
-}
-
 calibrate::FitProgress progress_line(const std::string& what, bool enabled) {
   if (!enabled) return {};
   const bool tty = isatty(STDERR_FILENO) != 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "calibrate/cluster_fit.hpp"
+#include "calibrate/fit_report.hpp"
 #include "calibrate/measurements.hpp"
 
 namespace possim::cli {
@@ -22,7 +23,6 @@ struct ErrorSummary {
   std::string worst_where;
 };
 ErrorSummary summarize(const std::vector<calibrate::PointResult>& points);
-nlohmann::json points_json(const std::vector<calibrate::PointResult>& points);
 
 // A progress line on stderr for a fit or a prediction ("fit: 12 evaluations, ...").
 calibrate::FitProgress progress_line(const std::string& what, bool enabled);
