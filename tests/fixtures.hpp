@@ -1,5 +1,6 @@
 // Small hand-made networks and profiles whose times can be worked out by hand.
 #pragma once
+#include "model/input/error.hpp"
 #include "model/input/profile.hpp"
 #include "model/strategies/strategy.hpp"
 
@@ -92,6 +93,17 @@ inline PlanRequest request(const Network& net, const Profile& prof, int nodes, d
   r.batch_per_gpu = batch;
   r.iterations = iterations;
   return r;
+}
+
+// The message of the InputError that f throws; other exceptions fail the test.
+template <class F>
+std::string input_error(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError thrown)";
 }
 
 }  // namespace possim::test

@@ -1,6 +1,8 @@
 // Profiles: the shipped Titan X profile, the three layer-timing rules, and one clear
 // InputError per malformed field.
 #include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
 #include <nlohmann/json.hpp>
 
 #include "model/input/error.hpp"
@@ -8,6 +10,7 @@
 #include "model/workload/zoo.hpp"
 
 using namespace possim;
+using possim::test::input_error;
 using nlohmann::json;
 
 namespace {
@@ -37,17 +40,6 @@ Network tiny() {
   n.layers = {layer("c1", LayerKind::conv, 1e9), layer("r1", LayerKind::relu, 1e6),
               layer("f1", LayerKind::fc, 1e8)};
   return n;
-}
-
-// The message of the InputError that f throws; other exceptions fail the test.
-template <class F>
-std::string input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError thrown)";
 }
 
 double iteration_s(const Profile& p, const std::vector<LayerTime>& t) {

@@ -1,6 +1,8 @@
 // possim profile derive: the roofline derivation held to hand-worked figures, device sheets
 // checked field by field, and the command as a user runs it.
 #include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "run_possim.hpp"
 
 using namespace possim;
+using possim::test::input_error;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -27,16 +30,6 @@ std::string read(const fs::path& p) {
 
 json sheet_json(const std::string& name) {
   return json::parse(read(fs::path(POSSIM_SOURCE_DIR) / "profiles" / "devices" / (name + ".json")));
-}
-
-template <class F>
-std::string input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError thrown)";
 }
 
 int lines(const std::string& s) {

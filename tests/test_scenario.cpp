@@ -2,6 +2,8 @@
 // resolve against the scenario's folder, and every file in tests/scenarios_bad/ fails with
 // one InputError naming its file and the offending field.
 #include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,22 +15,12 @@
 #include "model/workload/zoo.hpp"
 
 using namespace possim;
+using possim::test::input_error;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kBad = std::string(POSSIM_TESTS_DIR) + "/scenarios_bad/";
-
-// The message of the InputError that f throws; other exceptions fail the test.
-template <class F>
-std::string input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError thrown)";
-}
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
