@@ -15,6 +15,45 @@
 
 namespace possim::cli {
 
+namespace {
+
+// Where the steady iteration goes, by layer: milliseconds of each share (only the shares
+// the point has); what no parameter layer holds (layers without parameters, barriers)
+// is one row, so the rows add up to the iteration.
+void print_breakdown(const Result& r, std::ostream& out) {
+  std::vector<TimeShare> shares;
+  for (std::size_t i = 0; i < kTimeShares; ++i)
+    if (r.breakdown.s[i] > 0) shares.push_back(TimeShare(i));
+  std::vector<std::string> head = {"layer"};
+  for (TimeShare x : shares) head.push_back(std::string(short_name(x)) + " ms");
+  head.push_back("total ms");
+  Table t(head);
+  const auto row = [&](const std::string& name, const Breakdown& b) {
+    std::vector<std::string> cells = {name};
+    for (TimeShare x : shares) cells.push_back(fixed(b[x] * 1e3, 2));
+    cells.push_back(fixed(b.total() * 1e3, 2));
+    t.add(cells);
+  };
+  Breakdown rest = r.breakdown;
+  for (const LayerResult& l : r.layers) {
+    row(l.name, l.breakdown);
+    Breakdown minus = l.breakdown;
+    minus *= -1;
+    rest += minus;
+  }
+  row("other", rest);
+  t.separator();
+  row("iteration", r.breakdown);
+  out << "\nwhere a steady iteration goes: what worker 0's GPU runs, and what it waits for when "
+         "idle, by the layer of the task\n";
+  t.print(out);
+  for (std::size_t i = 0; i < shares.size(); ++i)
+    out << (i ? ", " : "") << short_name(shares[i]) << " = " << share_meaning(shares[i]);
+  out << "\n";
+}
+
+}  // namespace
+
 int cmd_explain(const std::vector<std::string>& args) {
   handle_interrupts();
   po::options_description desc("options");
@@ -74,6 +113,7 @@ int cmd_explain(const std::vector<std::string>& args) {
            l.sync_start_s >= 0 ? fixed(l.sync_start_s, 4) : "-",
            l.sync_end_s >= 0 ? fixed(l.sync_end_s, 4) : "-", l.why});
   t.print(std::cout);
+  print_breakdown(r, std::cout);
   std::cout << "\niteration " << fixed(r.iteration_s, 4) << " s, " << fixed(r.images_per_s, 1)
             << " images/s, speedup " << fixed(r.speedup, 2) << "x, GPU stall " << percent(r.stall_share())
             << ", busiest node sends " << si(r.sent_bytes_max, "B") << " and receives "

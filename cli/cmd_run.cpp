@@ -31,16 +31,33 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
       << s.gpus_per_node << " GPU/node, engine " << results.front().engine << ", profile "
       << s.profile.name << "\n";
   out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
-  Table t({"strategy", "nodes", "Gbit/s", "images/s", "speedup", "efficiency", "stall", "iter s"});
+  // Where the time goes, as shares of the iteration: only the shares some point has.
+  std::vector<TimeShare> shares;
+  for (std::size_t i = 0; i < kTimeShares; ++i)
+    for (const Result& r : results)
+      if (r.breakdown.s[i] > 0.0005 * r.iteration_s) {
+        shares.push_back(TimeShare(i));
+        break;
+      }
+  std::vector<std::string> head = {"strategy", "nodes", "Gbit/s", "images/s", "speedup", "efficiency", "stall", "iter s"};
+  for (TimeShare x : shares) head.push_back(short_name(x));
+  Table t(head);
   std::string last;
   for (const Result& r : results) {
     if (!last.empty() && r.strategy != last) t.separator();
     last = r.strategy;
-    t.add({r.strategy, std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1),
-           fixed(r.images_per_s, 1), fixed(r.speedup, 2) + "x", percent(r.efficiency),
-           percent(r.stall_share()), fixed(r.iteration_s, 4)});
+    std::vector<std::string> row = {r.strategy, std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1),
+                                    fixed(r.images_per_s, 1), fixed(r.speedup, 2) + "x", percent(r.efficiency),
+                                    percent(r.stall_share()), fixed(r.iteration_s, 4)};
+    for (TimeShare x : shares) row.push_back(percent(r.iteration_s > 0 ? r.breakdown[x] / r.iteration_s : 0));
+    t.add(row);
   }
   t.print(out);
+  if (!shares.empty())
+    out << "\nwhere the time goes (shares of the iteration, adding up to it: what worker 0's GPU runs, and what it waits for when idle): ";
+  for (std::size_t i = 0; i < shares.size(); ++i)
+    out << (i ? ", " : "") << short_name(shares[i]) << " = " << share_meaning(shares[i]);
+  if (!shares.empty()) out << "\n";
   if (!sweep_note(s).empty()) out << "\n" << sweep_note(s) << "\n";
   // Say when SimGrid reported iterations from a repeated one (sim::SimGridOptions explains why exact).
   std::size_t reused = 0;

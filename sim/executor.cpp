@@ -27,7 +27,8 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
                                [&](const auto& row) { return row == plan.stragglers.slowdown[0]; }) &&
                    std::all_of(plan.stragglers.dropped.begin(), plan.stragglers.dropped.end(),
                                [&](const auto& row) { return row == plan.stragglers.dropped[0]; })),
-      recorder_(plan, platform, opt) {
+      recorder_(plan, platform, opt),
+      path_(plan, graph_.size(), graph_.iterations()) {
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   left_.assign(graph_.size(), 0);
   outbox_.resize(std::size_t(plan.cluster.total_nodes()));
@@ -58,6 +59,7 @@ void Executor::start() {
     gpu_queue_.emplace_back();
     gpu_wake_.push_back(sg4::ConditionVariable::create());
     gpu_mutex_.push_back(sg4::Mutex::create());
+    gpu_last_.push_back(InstanceTiming::kNone);
   }
   start_drains();
   for (int w = 0; w < plan_.workers; ++w)
@@ -77,6 +79,11 @@ void Executor::launch(const Instance& in) {
   if (repeats_.skipped(in.t)) return;  // reported from the repeated iteration
   repeats_.launched(in.t, offset(in), now());
   ++in_flight_;
+  // Ready now, and started now unless a GPU stream queues it (gpu_stream.cpp).
+  InstanceTiming& x = path_.at(id(in));
+  x.ready_s = x.start_s = now();
+  x.task = in.task;
+  x.released_by = graph_.released_by(id(in));
   switch (plan_.tasks[in.task].resource) {
     case Resource::gpu: enqueue_gpu(in); return;
     case Resource::pcie_d2h:
@@ -99,6 +106,7 @@ void Executor::complete(const Instance& in) {
     std::abort();  // a bug in the engine: the run's numbers cannot be trusted
   }
   --in_flight_;
+  path_.finished(id(in), in.t, now());
   if (repeats_.completed(in.t, offset(in), now())) repeats_.end_iteration(in.t);
   // After a repeat is found, what was already under way finishes and releases nothing.
   if (graph_.remaining() == 0 || (repeats_.steady() >= 0 && in_flight_ == 0)) stop_drains();
@@ -132,6 +140,9 @@ Result Executor::result() const {
   Result r = begin_result(plan_, "simgrid", std::move(ends));
   r.simulated_iterations = steady >= 0 ? steady + 1 : k;
   recorder_.fill(r, repeats_, graph_);
+  std::vector<int> source;
+  for (int t = 0; t < k; ++t) source.push_back(repeats_.source(t));
+  fill_breakdown(plan_, path_, source, r);
   return r;
 }
 

@@ -22,6 +22,7 @@
 
 #include "model/run/engine.hpp"
 #include "model/plan/instance_graph.hpp"
+#include "model/run/breakdown.hpp"
 #include "sim/platform.hpp"
 #include "sim/recorder.hpp"
 #include "sim/repeat_detector.hpp"
@@ -87,6 +88,7 @@ class Executor {
   InstanceGraph graph_;
   RepeatDetector repeats_;
   Recorder recorder_;
+  CriticalPath path_;  // per instance: what held it back (the time breakdown)
   int gpus_ = 1;  // per node
 
   std::vector<int> left_;      // per instance: flows, GPUs or channels still busy with it
@@ -97,6 +99,7 @@ class Executor {
   std::vector<std::deque<Instance>> gpu_queue_;
   std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;
   std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;
+  std::vector<std::int64_t> gpu_last_;  // per stream: the instance it ran last
   // Inboxes per host: nodes, then leader GPUs, then host memories; a drain empties each.
   std::vector<simgrid::s4u::Mailbox*> inbox_;
   std::vector<simgrid::s4u::Host*> drain_host_;

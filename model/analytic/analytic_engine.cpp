@@ -9,6 +9,7 @@
 #include "model/plan/instance_graph.hpp"
 #include "model/plan/node_load.hpp"
 #include "model/plan/task_cost.hpp"
+#include "model/run/breakdown.hpp"
 
 namespace possim {
 
@@ -137,7 +138,10 @@ std::pair<double, double> instance_cost(const SyncPlan& plan, const Prepared& p,
 
 struct Schedule {
   std::size_t n = 0;
-  std::vector<double> start, finish;
+  std::vector<double> ready, start, finish;
+  // What held each instance back (model/run/breakdown.hpp): the dependency that finished
+  // last, and the instance that held its resource when it had to wait for it.
+  std::vector<std::int64_t> released_by, queued_behind;
   std::size_t id(int t, std::size_t i) const { return std::size_t(t) * n + i; }
 };
 
@@ -149,9 +153,12 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
   s.n = plan.tasks.size();
   const std::size_t total = s.n * std::size_t(k);
   std::vector<int> pending(total);
-  std::vector<double> ready(total, 0.0);
+  std::vector<double>& ready = s.ready;
+  ready.assign(total, 0.0);
   s.start.assign(total, 0.0);
   s.finish.assign(total, 0.0);
+  s.released_by.assign(total, InstanceTiming::kNone);
+  s.queued_behind.assign(total, InstanceTiming::kNone);
   using Item = std::tuple<double, int, std::uint32_t>;  // ready time, iteration, task
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
   for (int t = 0; t < k; ++t)
@@ -163,26 +170,63 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
       if (need == 0) heap.emplace(0.0, t, std::uint32_t(i));
     }
   std::array<double, kNumRes> free_at{};
+  std::array<std::int64_t, kNumRes> holder;
+  holder.fill(InstanceTiming::kNone);
   while (!heap.empty()) {
     const auto [r, t, i] = heap.top();
     heap.pop();
+    const std::size_t me = s.id(t, i);
     const auto [dur, hold] = instance_cost(plan, p, i, inputs[std::size_t(t)]);
     double start = r;
     for (int res : p.held[i].res)
-      if (res >= 0) start = std::max(start, free_at[std::size_t(res)]);
+      if (res >= 0 && free_at[std::size_t(res)] > start) {
+        start = free_at[std::size_t(res)];
+        s.queued_behind[me] = holder[std::size_t(res)];
+      }
     for (int res : p.held[i].res)
-      if (res >= 0) free_at[std::size_t(res)] = start + hold;
-    s.start[s.id(t, i)] = start;
-    s.finish[s.id(t, i)] = start + dur;
+      if (res >= 0) {
+        free_at[std::size_t(res)] = start + hold;
+        holder[std::size_t(res)] = std::int64_t(me);
+      }
+    s.start[me] = start;
+    s.finish[me] = start + dur;
     for (const Dep& d : p.dependents[i]) {
       const int u = t + int(d.lag);
       if (u >= k) continue;
       const std::size_t j = s.id(u, d.task);
-      ready[j] = std::max(ready[j], start + dur);
+      if (start + dur >= ready[j]) {
+        ready[j] = start + dur;
+        s.released_by[j] = std::int64_t(me);
+      }
       if (--pending[j] == 0) heap.emplace(ready[j], u, d.task);
     }
   }
   return s;
+}
+
+CriticalPath critical_path(const SyncPlan& plan, const Schedule& s, const std::vector<IterationInput>& inputs) {
+  const int k = int(inputs.size());
+  CriticalPath path(plan, s.n * std::size_t(k), k);
+  for (int t = 0; t < k; ++t)
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const std::size_t me = s.id(t, i);
+      InstanceTiming& x = path.at(me);
+      x.ready_s = s.ready[me];
+      x.start_s = s.start[me];
+      x.released_by = s.released_by[me];
+      x.queued_behind = s.queued_behind[me];
+      x.task = std::uint32_t(i);
+      x.slowdown = plan.tasks[i].resource == Resource::gpu ? float(inputs[std::size_t(t)].slowdown) : 1.0f;
+      path.finished(me, t, s.finish[me]);
+      if (plan.tasks[i].resource == Resource::gpu) path.gpu_busy(me, s.start[me], s.finish[me]);
+    }
+  return path;
+}
+
+std::vector<int> identity_sources(int k) {
+  std::vector<int> v;
+  for (int t = 0; t < k; ++t) v.push_back(t);
+  return v;
 }
 
 void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, int k, Result& res) {
@@ -242,6 +286,7 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   fill_layer_rows(plan, res, [&](std::size_t i) {
     return std::make_pair(s.start[s.id(k - 1, i)], s.finish[s.id(k - 1, i)]);
   });
+  fill_breakdown(plan, critical_path(plan, s, inputs), identity_sources(k), res);
   if (opt.timeline) add_timeline(plan, p, s, k, res);
   return res;
 }

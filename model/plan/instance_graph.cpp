@@ -30,6 +30,7 @@ InstanceGraph::InstanceGraph(const SyncPlan& plan) : plan_(plan), k_(std::max(1,
   }
   pending_.assign(size(), 0);
   done_.assign(size(), 0);
+  released_by_.assign(size(), -1);
   remaining_ = size();
   // How many releases each instance waits for: one per dependency instance it needs.
   for (int t = 0; t < k_; ++t)
@@ -64,8 +65,12 @@ std::vector<Instance> InstanceGraph::initially_ready() const {
   return ready;
 }
 
-void InstanceGraph::release(int t, std::uint32_t task, int who, const Ready& ready) {
-  if (--pending_[index(Instance{t, task, who})] == 0) ready(Instance{t, task, who});
+void InstanceGraph::release(int t, std::uint32_t task, int who, std::size_t by, const Ready& ready) {
+  const std::size_t i = index(Instance{t, task, who});
+  if (--pending_[i] == 0) {
+    released_by_[i] = std::int64_t(by);
+    ready(Instance{t, task, who});
+  }
 }
 
 // The apply of the same tensor waits for that very slice. An apply of another tensor
@@ -79,7 +84,7 @@ void InstanceGraph::delivered(const Instance& push, int shard, int slice, const 
     if (u >= k_ || plan_.tasks[d.task].scope != Scope::shard) continue;
     const bool same_tensor = plan_.tasks[d.task].tensor == plan_.tasks[push.task].tensor;
     const int target = same_tensor ? slice : shard_slice_[d.task][std::size_t(shard)];
-    if (target >= 0) release(u, d.task, target, ready);
+    if (target >= 0) release(u, d.task, target, index(push), ready);
   }
 }
 
@@ -102,24 +107,24 @@ void InstanceGraph::release_dependents(const Instance& in, const Ready& ready) {
     switch (plan_.tasks[i].scope) {
       case Scope::worker:
         if (worker_scoped(in.task)) {
-          release(u, i, in.who, ready);
+          release(u, i, in.who, index(in), ready);
         } else {
-          for (int w = 0; w < plan_.workers; ++w) release(u, i, w, ready);
+          for (int w = 0; w < plan_.workers; ++w) release(u, i, w, index(in), ready);
         }
         break;
       case Scope::cluster:
-        if (!(worker_scoped(in.task) && dropped(in.t, in.who))) release(u, i, 0, ready);
+        if (!(worker_scoped(in.task) && dropped(in.t, in.who))) release(u, i, 0, index(in), ready);
         break;
       case Scope::shard:
         if (!worker_scoped(in.task)) {
-          for (int s = 0; s < instances_of(i); ++s) release(u, i, s, ready);
+          for (int s = 0; s < instances_of(i); ++s) release(u, i, s, index(in), ready);
         } else if (!dropped(in.t, in.who)) {
           // Slices this worker's flows reach were released on delivery; the rest now.
           const auto& slices = plan_.tensors[std::size_t(plan_.tasks[i].tensor)].slices;
           for (std::size_t s = 0; s < slices.size(); ++s) {
             const bool by_flow = done.pattern == FlowPattern::to_shards &&
                                  shard_slice_[in.task][std::size_t(slices[s].shard)] >= 0;
-            if (!by_flow) release(u, i, int(s), ready);
+            if (!by_flow) release(u, i, int(s), index(in), ready);
           }
         }
         break;

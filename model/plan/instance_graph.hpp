@@ -52,9 +52,12 @@ class InstanceGraph {
   void delivered(const Instance& push, int shard, int slice, const Ready& ready);
   // Instances not yet complete.
   std::size_t remaining() const { return remaining_; }
+  // The instance (by index) whose completion or delivered flow made instance i ready; -1
+  // for one that waited for nothing.
+  std::int64_t released_by(std::size_t i) const { return released_by_[i]; }
 
  private:
-  void release(int t, std::uint32_t task, int who, const Ready& ready);
+  void release(int t, std::uint32_t task, int who, std::size_t by, const Ready& ready);
 
   const SyncPlan& plan_;
   int k_ = 1;
@@ -66,6 +69,7 @@ class InstanceGraph {
   std::vector<std::vector<int>> shard_slice_;
   std::vector<int> pending_;
   std::vector<char> done_;
+  std::vector<std::int64_t> released_by_;
   std::size_t remaining_ = 0;
 };
 

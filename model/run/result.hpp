@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/plan/cluster.hpp"
+#include "model/run/breakdown.hpp"
 
 namespace possim {
 
@@ -18,6 +19,7 @@ struct LayerResult {
   std::string why;
   double sync_start_s = -1;  // steady iteration, from its start; -1 if the layer never syncs
   double sync_end_s = -1;
+  Breakdown breakdown;  // this layer's tasks on the critical path, per steady iteration
 };
 
 // One interval on one track of the timeline (a slice of the Chrome trace).
@@ -57,6 +59,8 @@ struct Result {
   double efficiency = 0;            // speedup / GPUs
   double gpu_busy_s = 0;            // per iteration, representative (or mean) GPU
   double gpu_stall_s = 0;           // iteration_s - gpu_busy_s
+  // Where the steady iteration goes (model/run/breakdown.hpp): adds up to iteration_s.
+  Breakdown breakdown;
   double stall_share() const { return iteration_s > 0 ? gpu_stall_s / iteration_s : 0; }
 
   // Network bytes per node per iteration (off-host traffic only).

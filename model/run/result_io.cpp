@@ -7,6 +7,23 @@
 
 namespace possim {
 
+namespace {
+
+// {"compute_s": ..., "exposed_network_s": ..., ...}: the shares in TimeShare order.
+nlohmann::json breakdown_to_json(const Breakdown& b) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < kTimeShares; ++i) j[column_name(TimeShare(i))] = b.s[i];
+  return j;
+}
+
+Breakdown breakdown_from_json(const nlohmann::json& j) {
+  Breakdown b;
+  for (std::size_t i = 0; i < kTimeShares; ++i) b.s[i] = j.at(column_name(TimeShare(i))).get<double>();
+  return b;
+}
+
+}  // namespace
+
 nlohmann::json result_to_json(const Result& r, bool with_timeline) {
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerResult& l : r.layers)
@@ -20,7 +37,8 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
                       {"adam_params_per_iteration", l.adam_params},
                       {"why", l.why},
                       {"sync_start_s", l.sync_start_s},
-                      {"sync_end_s", l.sync_end_s}});
+                      {"sync_end_s", l.sync_end_s},
+                      {"time_s", breakdown_to_json(l.breakdown)}});
   nlohmann::json links = nlohmann::json::array();
   for (const LinkUse& l : r.links)
     links.push_back({{"link", l.link}, {"bytes_per_iteration", l.bytes_per_iteration},
@@ -46,6 +64,7 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"gpu_busy_s", r.gpu_busy_s},
           {"gpu_stall_s", r.gpu_stall_s},
           {"stall_share", r.stall_share()},
+          {"time_s", breakdown_to_json(r.breakdown)},
           {"sent_bytes_per_node_max", r.sent_bytes_max},
           {"received_bytes_per_node_max", r.received_bytes_max},
           {"sent_bytes_per_node_mean", r.sent_bytes_mean},
@@ -86,6 +105,7 @@ Result result_from_json(const nlohmann::json& j) {
   r.efficiency = j.at("scaling_efficiency");
   r.gpu_busy_s = j.at("gpu_busy_s");
   r.gpu_stall_s = j.at("gpu_stall_s");
+  r.breakdown = breakdown_from_json(j.at("time_s"));
   r.sent_bytes_max = j.at("sent_bytes_per_node_max");
   r.received_bytes_max = j.at("received_bytes_per_node_max");
   r.sent_bytes_mean = j.at("sent_bytes_per_node_mean");
@@ -104,6 +124,7 @@ Result result_from_json(const nlohmann::json& j) {
     row.why = l.at("why");
     row.sync_start_s = l.at("sync_start_s");
     row.sync_end_s = l.at("sync_end_s");
+    row.breakdown = breakdown_from_json(l.at("time_s"));
     r.layers.push_back(row);
   }
   for (const auto& l : j.at("links"))
@@ -121,14 +142,19 @@ std::string results_csv(const std::vector<Result>& results) {
   out << "model,strategy,engine,nodes,gpus_per_node,nic_gbps,latency_s,server_shards,"
          "batch_per_gpu,iteration_s,images_per_s,speedup,scaling_efficiency,gpu_busy_s,"
          "gpu_stall_s,stall_share,sent_bytes_per_node_max,received_bytes_per_node_max,"
-         "sent_bytes_per_node_mean,received_bytes_per_node_mean\n";
-  for (const Result& r : results)
+         "sent_bytes_per_node_mean,received_bytes_per_node_mean";
+  for (std::size_t i = 0; i < kTimeShares; ++i) out << ',' << column_name(TimeShare(i));
+  out << '\n';
+  for (const Result& r : results) {
     out << r.model << ',' << r.strategy << ',' << r.engine << ',' << r.cluster.nodes << ','
         << r.cluster.gpus_per_node << ',' << r.cluster.nic_gbps << ',' << r.cluster.latency_s << ','
         << r.cluster.server_shards << ',' << r.batch_per_gpu << ',' << r.iteration_s << ','
         << r.images_per_s << ',' << r.speedup << ',' << r.efficiency << ',' << r.gpu_busy_s << ','
         << r.gpu_stall_s << ',' << r.stall_share() << ',' << r.sent_bytes_max << ','
-        << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << '\n';
+        << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean;
+    for (double v : r.breakdown.s) out << ',' << v;
+    out << '\n';
+  }
   return out.str();
 }
 

@@ -36,7 +36,17 @@ void Executor::run_gpu(int worker, int gpu) {
     if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
     if (gpu == 0) recorder_.gpu_busy(in.t, seconds);
     recorder_.task(in, track, t0, now());
-    if (--left_[id(in)] == 0) complete(in);
+    if (stream == 0) path_.gpu_busy(id(in), t0, now());  // the representative GPU
+    const std::int64_t before = gpu_last_[stream];
+    gpu_last_[stream] = std::int64_t(id(in));
+    if (--left_[id(in)] == 0) {
+      // The stream that finished it last says when it started and what it queued behind.
+      InstanceTiming& x = path_.at(id(in));
+      x.queued_behind = t0 > x.ready_s ? before : InstanceTiming::kNone;
+      x.start_s = t0;
+      x.slowdown = float(plan_.stragglers.slowdown[std::size_t(in.t)][w]);
+      complete(in);
+    }
   }
 }
 

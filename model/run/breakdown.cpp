@@ -1,0 +1,153 @@
+#include "model/run/breakdown.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "model/plan/sync_plan.hpp"
+#include "model/run/result.hpp"
+
+namespace possim {
+
+const char* column_name(TimeShare s) {
+  static const char* names[kTimeShares] = {"compute_s",      "exposed_network_s", "exposed_pcie_s",
+                                           "server_apply_s", "sf_rebuild_s",      "quantization_s",
+                                           "barrier_wait_s"};
+  return names[std::size_t(s)];
+}
+
+const char* short_name(TimeShare s) {
+  static const char* names[kTimeShares] = {"compute", "net", "PCIe", "apply", "rebuild", "quant", "wait"};
+  return names[std::size_t(s)];
+}
+
+const char* share_meaning(TimeShare s) {
+  static const char* names[kTimeShares] = {
+      "GPU forward and backward passes", "network flows not hidden by compute",
+      "PCIe and GPU-to-GPU copies not hidden", "parameter-server shards applying updates",
+      "SF rebuild on the GPU", "1-bit quantization on the GPU", "waiting for stragglers"};
+  return names[std::size_t(s)];
+}
+
+TimeShare share_of(const Task& t) {
+  switch (t.resource) {
+    case Resource::gpu:
+      if (t.pass) return TimeShare::compute;
+      if (t.label == "rebuild") return TimeShare::sf_rebuild;
+      if (t.label == "quantize") return TimeShare::quantization;
+      throw std::logic_error("time breakdown: GPU step '" + t.label + "' has no share (model/run/breakdown.cpp)");
+    case Resource::pcie_d2h:
+    case Resource::pcie_h2d:
+    case Resource::intra_node: return TimeShare::pcie;
+    case Resource::network: return TimeShare::network;
+    case Resource::server_cpu: return TimeShare::server_apply;
+    case Resource::none: return TimeShare::barrier_wait;  // a barrier: waiting for every worker
+  }
+  return TimeShare::compute;
+}
+
+double Breakdown::total() const {
+  double sum = 0;
+  for (double v : s) sum += v;
+  return sum;
+}
+
+Breakdown& Breakdown::operator+=(const Breakdown& o) {
+  for (std::size_t i = 0; i < kTimeShares; ++i) s[i] += o.s[i];
+  return *this;
+}
+
+Breakdown& Breakdown::operator*=(double f) {
+  for (double& v : s) v *= f;
+  return *this;
+}
+
+CriticalPath::CriticalPath(const SyncPlan& plan, std::size_t instances, int iterations)
+    : plan_(plan),
+      timing_(instances),
+      end_(std::size_t(std::max(1, iterations)), 0.0),
+      last_(std::size_t(std::max(1, iterations)), InstanceTiming::kNone) {}
+
+void CriticalPath::finished(std::size_t i, int t, double end_s) {
+  timing_[i].recorded = true;
+  if (last_[std::size_t(t)] == InstanceTiming::kNone || end_s >= end_[std::size_t(t)]) {
+    end_[std::size_t(t)] = end_s;
+    last_[std::size_t(t)] = std::int64_t(i);
+  }
+}
+
+void CriticalPath::gpu_busy(std::size_t i, double start_s, double end_s) {
+  const Busy b{start_s, end_s, i};
+  // Engines report in order of start, nearly always: insert where it belongs otherwise.
+  const auto at = std::upper_bound(busy_.begin(), busy_.end(), start_s,
+                                   [](double s, const Busy& x) { return s < x.start_s; });
+  busy_.insert(at, b);
+}
+
+void CriticalPath::count(const Task& task, const Breakdown& b, Breakdown& out,
+                         std::vector<Breakdown>* per_layer) const {
+  out += b;
+  if (per_layer && task.layer >= 0 && std::size_t(task.layer) < per_layer->size())
+    (*per_layer)[std::size_t(task.layer)] += b;
+}
+
+void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown& out,
+                        std::vector<Breakdown>* per_layer) const {
+  while (at != InstanceTiming::kNone && cursor > lower) {
+    const InstanceTiming& x = timing_[std::size_t(at)];
+    const Task& task = plan_.tasks[x.task];
+    // What held it back: its resource if it queued, else the dependency that released
+    // it; with neither (it waited for nothing), it covers the rest of the gap.
+    const std::int64_t next = x.start_s > x.ready_s && x.queued_behind != InstanceTiming::kNone
+                                  ? x.queued_behind
+                                  : x.released_by;
+    const double from = next == InstanceTiming::kNone ? lower : std::max(lower, std::min(x.start_s, cursor));
+    Breakdown b;
+    // The representative GPU is idle: another GPU's kernel is a peer it waits for.
+    b[task.resource == Resource::gpu ? TimeShare::barrier_wait : share_of(task)] = cursor - from;
+    count(task, b, out, per_layer);
+    cursor = from;
+    at = next;
+  }
+  // A walk that ran out of instances before the gap's start (not expected: every instance
+  // after iteration 0 waits for something) leaves time unexplained: count it as waiting.
+  if (cursor > lower) out[TimeShare::barrier_wait] += cursor - lower;
+}
+
+Breakdown CriticalPath::attribute(int t, std::vector<Breakdown>* per_layer) const {
+  Breakdown total;
+  const double begin = t > 0 ? end_[std::size_t(t - 1)] : 0.0, end = end_[std::size_t(t)];
+  double idle_from = begin;
+  auto it = std::partition_point(busy_.begin(), busy_.end(), [&](const Busy& b) { return b.end_s <= begin; });
+  for (; it != busy_.end() && it->start_s < end; ++it) {
+    const double from = std::max(begin, it->start_s), to = std::min(end, it->end_s);
+    if (from > idle_from) walk(timing_[it->instance].released_by, from, idle_from, total, per_layer);
+    const InstanceTiming& x = timing_[it->instance];
+    const Task& task = plan_.tasks[x.task];
+    Breakdown b;
+    const double s = x.slowdown > 1 ? double(x.slowdown) : 1.0;
+    b[share_of(task)] = (to - from) / s;
+    b[TimeShare::barrier_wait] += (to - from) * (1 - 1 / s);
+    count(task, b, total, per_layer);
+    idle_from = std::max(idle_from, to);
+  }
+  if (end > idle_from) walk(last_[std::size_t(t)], end, idle_from, total, per_layer);
+  return total;
+}
+
+void fill_breakdown(const SyncPlan& plan, const CriticalPath& path, const std::vector<int>& source, Result& r) {
+  const int k = int(source.size());
+  const int first = k > 1 ? 1 : 0;
+  Breakdown sum;
+  std::vector<Breakdown> layers(plan.layers.size());
+  for (int t = first; t < k; ++t) sum += path.attribute(source[std::size_t(t)], &layers);
+  const double n = double(k - first);
+  sum *= 1 / n;
+  r.breakdown = sum;
+  for (LayerResult& row : r.layers)
+    if (row.layer >= 0 && std::size_t(row.layer) < layers.size()) {
+      row.breakdown = layers[std::size_t(row.layer)];
+      row.breakdown *= 1 / n;
+    }
+}
+
+}  // namespace possim
