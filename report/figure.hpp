@@ -2,6 +2,7 @@
 // says about it. gnuplot.hpp turns it into id.gp, id.svg and id.png.
 #pragma once
 #include <cstddef>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct FigureSet {
 void add_scaling_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
 void add_traffic_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
 void add_layer_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
+void add_breakdown_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
 
 // Measured points beside the predictions among the results for the same model, strategy,
 // nodes, GPUs per node, batch and bandwidth; a point with no prediction has predicted = 0.
@@ -53,5 +55,12 @@ std::string series_label(const ReportInputs& in, const ReportPoint& p);
 std::string strategy_colour(const std::string& strategy);
 // %g of a number.
 std::string num(double x);
+// "fig03-KIND" for the n-th (from 0) figure of a kind.
+std::string figure_id(const char* kind, std::size_t n);
+// Per model, its points at the largest cluster (nodes, then GPUs per node; the slowest NIC
+// of those), every strategy but single.
+std::map<std::string, std::vector<const ReportPoint*>> largest_cluster(const ReportInputs& in);
+// "vgg19, 16 nodes x 1 GPU, 10 Gbit/s"
+std::string cluster_text(const Result& r);
 
 }  // namespace possim::report

@@ -8,44 +8,6 @@
 
 namespace possim::report {
 
-namespace {
-
-std::string figure_id(const char* kind, std::size_t n) {
-  return "fig" + std::string(n < 9 ? "0" : "") + std::to_string(n + 1) + "-" + kind;
-}
-
-// Per model, the points at its largest node count, the slowest NIC of those, the first file.
-std::map<std::string, std::vector<const ReportPoint*>> largest_cluster(const ReportInputs& in) {
-  std::map<std::string, std::vector<const ReportPoint*>> out;
-  const auto bigger = [](const Result& a, const Result& b) {
-    if (a.cluster.nodes != b.cluster.nodes) return a.cluster.nodes > b.cluster.nodes;
-    if (a.cluster.gpus_per_node != b.cluster.gpus_per_node) return a.cluster.gpus_per_node > b.cluster.gpus_per_node;
-    return a.cluster.nic_gbps < b.cluster.nic_gbps;
-  };
-  std::map<std::string, const ReportPoint*> best;
-  for (const ReportPoint& p : in.points) {
-    if (p.result.strategy == "single") continue;
-    auto& b = best[p.result.model];
-    if (!b || bigger(p.result, b->result)) b = &p;
-  }
-  for (const ReportPoint& p : in.points) {
-    const auto it = best.find(p.result.model);
-    if (it == best.end() || p.result.strategy == "single") continue;
-    const Result &a = p.result, &b = it->second->result;
-    if (a.cluster.nodes == b.cluster.nodes && a.cluster.gpus_per_node == b.cluster.gpus_per_node &&
-        a.cluster.nic_gbps == b.cluster.nic_gbps && a.batch_per_gpu == b.batch_per_gpu && p.extra == it->second->extra)
-      out[p.result.model].push_back(&p);
-  }
-  return out;
-}
-
-std::string cluster_text(const Result& r) {
-  return r.model + ", " + std::to_string(r.cluster.nodes) + " nodes x " + std::to_string(r.cluster.gpus_per_node) +
-         " GPU, " + num(r.cluster.nic_gbps) + " Gbit/s";
-}
-
-}  // namespace
-
 void add_traffic_figures(const ReportInputs& in, std::size_t max, FigureSet& out) {
   std::size_t made = 0, skipped = 0;
   for (const auto& [model, points] : largest_cluster(in)) {

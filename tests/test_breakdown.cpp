@@ -89,6 +89,27 @@ TEST_CASE("naive PS, hand-worked: compute, then the copies, flows and apply in s
   }
 }
 
+TEST_CASE("a copy's host work (PS client passes) is its own share, split from PCIe by rate",
+          "[breakdown]") {
+  // Caffe+PS's client passes over the whole buffer once per shard, in series with the DMA:
+  // per byte 1/pcie + shards/client_pass seconds (plan_builder.cpp).
+  const Network net = one_fc_net(1024, 2048);
+  Profile prof = flat_profile();
+  prof.client_pass_bytes_per_s = 2e9;
+  const PlanRequest r = request(net, prof, 2, 10, 32, 4);
+  const double pcie_per_byte = 1 / 10e9, host_per_byte = 2 / 2e9;  // two shards
+  const double host_share = host_per_byte / (pcie_per_byte + host_per_byte);
+  const double bytes = 1024.0 * 2048 * 4;
+  const double copies = 2 * (10e-6 + bytes * (pcie_per_byte + host_per_byte));
+  for (const std::string engine : {"analytic", "simgrid"}) {
+    INFO(engine);
+    const Result res = run(engine, "ps", r);
+    CHECK(res.breakdown[TimeShare::pcie] + res.breakdown[TimeShare::host_copy] == Approx(copies).epsilon(1e-6));
+    CHECK(res.breakdown[TimeShare::host_copy] == Approx(copies * host_share).epsilon(1e-6));
+    CHECK(res.breakdown.total() == Approx(res.iteration_s).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("SF rebuild and 1-bit quantization are their kernels' hand-worked times", "[breakdown]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();

@@ -116,6 +116,9 @@ struct Rates {
   double per_message_s = 0;
   double pcie_bytes_per_s = 0;
   double pcie_latency_s = 0;
+  // Of a GPU-host copy's per-byte time, the share that is the stack's host work on the
+  // bytes (runtime staging, PS client passes) rather than PCIe: for the time breakdown.
+  double copy_host_share = 0;
   double d2d_bytes_per_s = 0;
   double server_apply_bytes_per_s = 0;
 };

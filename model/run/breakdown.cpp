@@ -9,21 +9,23 @@
 namespace possim {
 
 const char* column_name(TimeShare s) {
-  static const char* names[kTimeShares] = {"compute_s",      "exposed_network_s", "exposed_pcie_s",
-                                           "server_apply_s", "sf_rebuild_s",      "quantization_s",
-                                           "barrier_wait_s"};
+  static const char* names[kTimeShares] = {"compute_s",         "exposed_network_s", "exposed_pcie_s",
+                                           "exposed_host_copy_s", "server_apply_s",    "sf_rebuild_s",
+                                           "quantization_s",      "barrier_wait_s"};
   return names[std::size_t(s)];
 }
 
 const char* short_name(TimeShare s) {
-  static const char* names[kTimeShares] = {"compute", "net", "PCIe", "apply", "rebuild", "quant", "wait"};
+  static const char* names[kTimeShares] = {"compute", "net", "PCIe", "host copy", "apply", "rebuild", "quant", "wait"};
   return names[std::size_t(s)];
 }
 
 const char* share_meaning(TimeShare s) {
   static const char* names[kTimeShares] = {
       "GPU forward and backward passes", "network flows not hidden by compute",
-      "PCIe and GPU-to-GPU copies not hidden", "parameter-server shards applying updates",
+      "PCIe and GPU-to-GPU copies not hidden",
+      "the stack's host work on each copied byte (runtime staging, PS client passes) not hidden",
+      "parameter-server shards applying updates",
       "SF rebuild on the GPU", "1-bit quantization on the GPU", "waiting for stragglers"};
   return names[std::size_t(s)];
 }
@@ -90,6 +92,20 @@ void CriticalPath::count(const Task& task, const Breakdown& b, Breakdown& out,
     (*per_layer)[std::size_t(task.layer)] += b;
 }
 
+// A copy between GPU and host runs at the harmonic sum of PCIe and the stack's host work
+// on the same bytes (plan_builder.cpp): its time splits between them in that proportion.
+Breakdown CriticalPath::piece(const Task& task, TimeShare share, double seconds) const {
+  Breakdown b;
+  if (task.resource == Resource::pcie_d2h || task.resource == Resource::pcie_h2d) {
+    const double host = plan_.rates.copy_host_share;
+    b[TimeShare::host_copy] = seconds * host;
+    b[TimeShare::pcie] = seconds * (1 - host);
+  } else {
+    b[share] = seconds;
+  }
+  return b;
+}
+
 void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown& out,
                         std::vector<Breakdown>* per_layer) const {
   while (at != InstanceTiming::kNone && cursor > lower) {
@@ -101,10 +117,9 @@ void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown&
                                   ? x.queued_behind
                                   : x.released_by;
     const double from = next == InstanceTiming::kNone ? lower : std::max(lower, std::min(x.start_s, cursor));
-    Breakdown b;
     // The representative GPU is idle: another GPU's kernel is a peer it waits for.
-    b[task.resource == Resource::gpu ? TimeShare::barrier_wait : share_of(task)] = cursor - from;
-    count(task, b, out, per_layer);
+    const TimeShare share = task.resource == Resource::gpu ? TimeShare::barrier_wait : share_of(task);
+    count(task, piece(task, share, cursor - from), out, per_layer);
     cursor = from;
     at = next;
   }

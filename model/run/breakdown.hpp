@@ -11,7 +11,8 @@
 // whatever held it back (its resource's previous instance if it had to queue for it,
 // else the dependency whose completion made it ready) until the walk reaches the gap's
 // start. Pieces of flows count as exposed network, of PCIe and GPU-to-GPU copies as
-// exposed PCIe, of shard applies as server apply, and of another GPU's kernels as
+// exposed PCIe (less the stack's host work on the copied bytes, which runs in series with
+// the DMA at the same rate: exposed host copy), of shard applies as server apply, and of another GPU's kernels as
 // barrier wait (the GPU waits for its peers). The pieces tile the iteration, so the
 // shares add up to the iteration time by construction, and compute + rebuild +
 // quantization is the GPU's busy time.
@@ -32,12 +33,13 @@ enum class TimeShare : std::uint8_t {
   compute,
   network,
   pcie,
+  host_copy,
   server_apply,
   sf_rebuild,
   quantization,
   barrier_wait,
 };
-constexpr std::size_t kTimeShares = 7;
+constexpr std::size_t kTimeShares = 8;
 
 // Column names (seconds per iteration) and short table headers, in TimeShare order.
 const char* column_name(TimeShare s);   // "compute_s", "exposed_network_s", ...
@@ -94,6 +96,7 @@ class CriticalPath {
   // Explains the idle time (lower, cursor] by walking back from instance `at`.
   void walk(std::int64_t at, double cursor, double lower, Breakdown& out, std::vector<Breakdown>* per_layer) const;
   void count(const Task& task, const Breakdown& b, Breakdown& out, std::vector<Breakdown>* per_layer) const;
+  Breakdown piece(const Task& task, TimeShare share, double seconds) const;
 
   const SyncPlan& plan_;
   std::vector<InstanceTiming> timing_;

@@ -33,6 +33,7 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
   if (p.runtime_copy_bytes_per_s > 0) s_per_byte += 1.0 / p.runtime_copy_bytes_per_s;
   if (p.client_pass_bytes_per_s > 0) s_per_byte += r.cluster.server_shards / p.client_pass_bytes_per_s;
   plan_.rates.pcie_bytes_per_s = 1.0 / s_per_byte;
+  plan_.rates.copy_host_share = 1 - (1.0 / p.pcie_bytes_per_s) / s_per_byte;
   plan_.rates.pcie_latency_s = p.pcie_latency_s;
   plan_.rates.d2d_bytes_per_s = p.d2d_bytes_per_s;
   // A shard takes in each of the N workers' updates of a slice (N x bytes at the apply
