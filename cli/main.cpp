@@ -19,6 +19,7 @@ const char* kUsage =
     "  run SCENARIO       predict throughput for every point of a scenario; writes JSON and CSV\n"
     "  sweep SWEEP        a grid over any scenario fields, in parallel, resumable, shardable (mpirun)\n"
     "  report RESULTS...  an HTML page of plots (gnuplot) from results.json files\n"
+    "  plan SCENARIO      least NIC for a scaling efficiency, most nodes at a NIC, cheapest cluster\n"
     "  explain SCENARIO   show each layer's communication scheme, its costs and why\n"
     "  models [show NAME] list the model zoo, or one model's layers (--json for a layer JSON)\n"
     "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     if (!args.empty()) return 0;
-    std::cerr << "possim: no command given (expected run, sweep, report, explain, models, calibrate, validate or profile)\n";
+    std::cerr << "possim: no command given (expected run, sweep, plan, report, explain, models, calibrate, validate or profile)\n";
     return 2;
   }
   const std::string command = args[0];
@@ -80,10 +81,11 @@ int main(int argc, char** argv) {
     else if (command == "profile") status = cli::cmd_profile(args);
     else if (command == "sweep") status = cli::cmd_sweep(args);
     else if (command == "report") status = cli::cmd_report(args);
+    else if (command == "plan") status = cli::cmd_plan(args);
     cli::wait_if_interrupted();
     if (status >= 0) return status;
     std::cerr << "possim: unknown command '" << one_line(command)
-              << "' (expected run, sweep, report, explain, models, calibrate, validate or profile)\n";
+              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate or profile)\n";
     return 2;
   } catch (const InputError& e) {
     cli::wait_if_interrupted();

@@ -1,0 +1,299 @@
+// possim plan SCENARIO: capacity planning over the scenario's models, strategies and node
+// counts (model/planning/capacity.hpp):
+//   default             the least NIC bandwidth keeping a scaling efficiency at each node count
+//   --gbps B            the most nodes keeping it at B Gbit/s
+//   --prices F --images-per-s X   the cheapest cluster (nodes x NIC) reaching X images/s
+// Each answer names its binding resource from the time breakdown. Table on stdout; --json.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/options.hpp"
+#include "cli/progress.hpp"
+#include "cli/table.hpp"
+#include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
+#include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+#include "model/planning/capacity.hpp"
+#include "model/run/parallel.hpp"
+#include "model/run/provenance.hpp"
+#include "model/run/result_io.hpp"
+#include "model/run/sweep.hpp"
+
+namespace possim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<double> parse_grid(const std::string& text) {
+  std::vector<double> grid;
+  for (const std::string& item : split(text)) {
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (*end != '\0' || !(v >= 0.1 && v <= 1000))
+      throw InputError("--grid", "", "'" + json_check::quoted(item) + "' is not a NIC speed", "Gbit/s in [0.1, 1000], comma-separated");
+    grid.push_back(v);
+  }
+  if (grid.empty()) throw InputError("--grid", "", "no speed given", "Gbit/s, comma-separated");
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  return grid;
+}
+
+// The scenario with its model and strategies replaced, checked as any scenario is.
+Scenario variant(const std::string& path, const std::string& model, const std::vector<std::string>& strategies) {
+  json j = json::parse(read_input_file(path, "scenario file", "an existing scenario JSON"));
+  if (!model.empty()) j["model"] = model;
+  if (!strategies.empty()) j["strategies"] = strategies;
+  const std::string dir = fs::path(path).parent_path().string();
+  try {
+    return parse_scenario(j.dump(), path, dir.empty() ? "." : dir);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--models/--strategies: ") + e.what());
+  }
+}
+
+struct Question {
+  std::size_t scenario = 0;  // index into the variants (one per model)
+  std::string strategy;
+  int nodes = 0;        // min bandwidth: the node count
+  double gbps = 0;      // max nodes / cheapest: the NIC speed
+};
+
+json answer_json(const Question& q, const Scenario& s, const Answer& a) {
+  json time = json::object();
+  for (std::size_t i = 0; i < kTimeShares; ++i) time[column_name(TimeShare(i))] = a.at.breakdown.s[i];
+  return {{"model", s.network.name},
+          {"strategy", q.strategy},
+          {"reach", to_string(a.reach)},
+          {"nodes", a.nodes},
+          {"nic_gbps", a.gbps},
+          {"scaling_efficiency", a.at.efficiency},
+          {"images_per_s", a.at.images_per_s},
+          {"iteration_s", a.at.iteration_s},
+          {"binding_resource", a.binding.resource},
+          {"binding_share_of_iteration", a.binding.fraction},
+          {"time_s", time},
+          {"evaluations", a.evaluations},
+          {"note", a.note}};
+}
+
+std::string reach_text(const Answer& a, const std::string& value) {
+  switch (a.reach) {
+    case Reach::reached: return value;
+    case Reach::below_grid: return "<= " + value;
+    case Reach::unreachable: return "not reached";
+  }
+  return value;
+}
+
+}  // namespace
+
+int cmd_plan(const std::vector<std::string>& args) {
+  handle_interrupts();
+  po::options_description desc("options");
+  std::string scenario_path, engine_name, grid_text, models_text, strategies_text, nodes_text, prices_path, json_path;
+  double target = 0.9, gbps = 0, images_per_s = 0;
+  int max_nodes_limit = 256, jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  bool quiet = false, all_iterations = false;
+  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file (profile, batch, GPUs per node, shards, ...)")(
+      "target-efficiency", po::value(&target)->default_value(0.9), "scaling efficiency to keep (speedup / GPUs)")(
+      "grid", po::value(&grid_text), "NIC speeds to try, Gbit/s, comma-separated (default 1,2,5,10,25,40,50,100,200,400)")(
+      "models", po::value(&models_text), "zoo names or layer JSONs, comma-separated (default: the scenario's)")(
+      "strategies", po::value(&strategies_text), "comma-separated (default: the scenario's, less single)")(
+      "nodes", po::value(&nodes_text), "node counts for the bandwidth answer (default: the scenario's)")(
+      "gbps", po::value(&gbps), "answer instead: the most nodes keeping the target at this NIC speed")(
+      "max-nodes", po::value(&max_nodes_limit)->default_value(256), "largest node count searched")(
+      "prices", po::value(&prices_path), "prices JSON (see prices/example.json): answer the cheapest cluster")(
+      "images-per-s", po::value(&images_per_s), "with --prices: the throughput the cluster must reach")(
+      "json", po::value(&json_path), "also write the answers as JSON to this file (- for stdout)")(
+      "jobs,j", po::value(&jobs)->default_value(jobs), "questions answered at once");
+  add_engine_option(desc, engine_name);
+  add_all_iterations_option(desc, all_iterations);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse("plan", args, desc, pos, vm, "SCENARIO [--target-efficiency E] [--grid G,...] [--gbps B | --prices F --images-per-s X]"))
+    return 0;
+
+  if (!(target > 0 && target <= 1))
+    throw InputError("--target-efficiency", "", json_check::describe(json(target)) + " is out of range", "a number in (0, 1]");
+  const std::vector<double> grid = vm.count("grid") ? parse_grid(grid_text) : default_bandwidth_grid();
+  if (max_nodes_limit < 1 || max_nodes_limit > limits::kMaxNodes)
+    throw InputError("--max-nodes", "", std::to_string(max_nodes_limit) + " is out of range",
+                     "an integer in [1, " + std::to_string(limits::kMaxNodes) + "]");
+  if (jobs < 1 || jobs > 1024) throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count", "an integer in [1, 1024]");
+  const bool by_nodes = vm.count("gbps") > 0, by_cost = vm.count("prices") > 0;
+  if (by_nodes && by_cost) throw InputError("--gbps", "", "given with --prices", "one question: --gbps or --prices");
+  if (by_nodes && !(gbps >= 0.1 && gbps <= 1000)) throw InputError("--gbps", "", json_check::describe(json(gbps)) + " is out of range", "Gbit/s in [0.1, 1000]");
+  if (by_cost != (vm.count("images-per-s") > 0))
+    throw InputError(by_cost ? "--images-per-s" : "--prices", "", "missing", "--prices and --images-per-s together");
+  if (by_cost && !(images_per_s > 0 && images_per_s < 1e12))
+    throw InputError("--images-per-s", "", json_check::describe(json(images_per_s)) + " is out of range", "a positive throughput");
+  const Prices prices = by_cost ? load_prices(prices_path) : Prices{};
+
+  // One scenario per model, every strategy asked.
+  std::vector<Scenario> scenarios;
+  const std::vector<std::string> models = vm.count("models") ? split(models_text) : std::vector<std::string>{""};
+  std::vector<std::string> strategies = split(strategies_text);
+  for (const std::string& m : models) scenarios.push_back(variant(scenario_path, m, strategies));
+  if (strategies.empty())
+    for (const std::string& st : scenarios.front().strategies)
+      if (st != "single") strategies.push_back(st);
+  if (strategies.empty()) throw InputError("--strategies", "", "no strategy but single to plan for", "a strategy that communicates");
+  std::vector<int> node_counts = scenarios.front().nodes;
+  if (vm.count("nodes")) {
+    node_counts.clear();
+    for (const std::string& n : split(nodes_text)) {
+      char* end = nullptr;
+      const long v = std::strtol(n.c_str(), &end, 10);
+      if (*end != '\0' || v < 1 || v > max_nodes_limit)
+        throw InputError("--nodes", "", "'" + json_check::quoted(n) + "' is not a node count", "integers in [1, --max-nodes]");
+      node_counts.push_back(int(v));
+    }
+  }
+
+  const auto engine = make_engine(engine_name, all_iterations);
+  std::vector<double> single(scenarios.size());
+  for (std::size_t i = 0; i < scenarios.size(); ++i) single[i] = single_gpu_images_per_s(scenarios[i], *engine);
+
+  std::vector<Question> questions;
+  for (std::size_t m = 0; m < scenarios.size(); ++m)
+    for (const std::string& st : strategies) {
+      if (by_cost) {
+        for (const auto& [speed, _] : prices.nic) questions.push_back({m, st, 0, speed});
+      } else if (by_nodes) {
+        questions.push_back({m, st, 0, gbps});
+      } else {
+        for (int n : node_counts) questions.push_back({m, st, n, 0});
+      }
+    }
+
+  std::vector<Answer> answers(questions.size());
+  std::mutex progress_mutex;
+  ProgressLine line("plan", questions.size(), 0, !quiet);
+  std::size_t done = 0;
+  parallel_for(questions.size(), jobs, [&](std::size_t i) {
+    const Question& q = questions[i];
+    const Scenario& s = scenarios[q.scenario];
+    const Evaluate eval = [&](int nodes, double speed) {
+      return run_point(s, SweepPoint{q.strategy, nodes, speed}, *engine, single[q.scenario]);
+    };
+    try {
+      if (by_cost) answers[i] = min_nodes_for_throughput(eval, q.gbps, max_nodes_limit, images_per_s);
+      else if (by_nodes) answers[i] = max_nodes(eval, q.gbps, max_nodes_limit, target);
+      else answers[i] = min_bandwidth(eval, q.nodes, grid, target);
+    } catch (...) {
+      rethrow_with(s.network.name + ", " + q.strategy);
+    }
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    line.update(++done, s.network.name + " " + q.strategy);
+  });
+  line.finish();
+
+  // The table, and the JSON of the same answers.
+  const Scenario& s0 = scenarios.front();
+  json out = {{"scenario", s0.name},
+              {"scenario_path", s0.path},
+              {"engine", engine->name()},
+              {"profile", s0.profile.name},
+              {"gpus_per_node", s0.gpus_per_node},
+              {"batch_per_gpu", s0.batch_per_gpu},
+              {"provenance", provenance_json(s0, engine->name())}};
+  std::vector<std::string> head = {"model", "strategy"};
+  if (by_cost) {
+    out["question"] = "cheapest_cluster";
+    out["target_images_per_s"] = images_per_s;
+    out["prices"] = {{"file", prices.path}, {"currency", prices.currency}, {"date", prices.date}};
+    head.insert(head.end(), {"NIC Gbit/s", "nodes", "images/s", "efficiency", "cost " + prices.currency, "binding resource"});
+  } else if (by_nodes) {
+    out["question"] = "max_nodes";
+    out["target_efficiency"] = target;
+    out["nic_gbps"] = gbps;
+    head.insert(head.end(), {"Gbit/s", "max nodes", "efficiency", "images/s", "binding resource"});
+  } else {
+    out["question"] = "min_bandwidth";
+    out["target_efficiency"] = target;
+    out["grid_gbps"] = grid;
+    head.insert(head.end(), {"nodes", "min Gbit/s", "efficiency", "images/s", "binding resource"});
+  }
+  Table t(head);
+  json list = json::array();
+  // Cheapest: per model and strategy, the NIC speed whose cluster costs least.
+  std::map<std::pair<std::size_t, std::string>, std::pair<double, std::size_t>> cheapest;
+  for (std::size_t i = 0; i < questions.size(); ++i) {
+    const Question& q = questions[i];
+    const Answer& a = answers[i];
+    const Scenario& s = scenarios[q.scenario];
+    json row = answer_json(q, s, a);
+    std::vector<std::string> cells = {s.network.name, q.strategy};
+    if (by_cost) {
+      const bool ok = a.reach != Reach::unreachable;
+      const double cost = prices.cluster(a.nodes, a.gbps);
+      row["cost"] = ok ? json(cost) : json(nullptr);
+      cells.insert(cells.end(), {fixed(a.gbps, 0), ok ? std::to_string(a.nodes) : "> " + std::to_string(a.nodes),
+                                 fixed(a.at.images_per_s, 1), percent(a.at.efficiency), ok ? fixed(cost, 0) : "-",
+                                 a.binding.resource});
+      auto& best = cheapest[{q.scenario, q.strategy}];
+      if (ok && (best.first == 0 || cost < best.first)) best = {cost, i};
+    } else if (by_nodes) {
+      cells.insert(cells.end(), {fixed(a.gbps, 1), a.reach == Reach::unreachable ? "none" : std::to_string(a.nodes),
+                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
+    } else {
+      cells.insert(cells.end(), {std::to_string(a.nodes), reach_text(a, fixed(a.gbps, a.gbps < 10 ? 2 : 1)),
+                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
+    }
+    t.add(cells);
+    list.push_back(row);
+  }
+  out["answers"] = list;
+  std::cout << s0.name << ": engine " << engine->name() << ", profile " << s0.profile.name << ", "
+            << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
+  if (by_cost) std::cout << "cheapest cluster reaching " << fixed(images_per_s, 1) << " images/s at " << prices.path << " prices (" << prices.date << ")\n\n";
+  else if (by_nodes) std::cout << "most nodes keeping " << percent(target) << " scaling efficiency at " << fixed(gbps, 1) << " Gbit/s\n\n";
+  else std::cout << "least NIC bandwidth keeping " << percent(target) << " scaling efficiency (grid, then bisection to 2%)\n\n";
+  t.print(std::cout);
+  if (by_cost) {
+    json best = json::array();
+    std::cout << "\ncheapest per model and strategy:\n";
+    for (const auto& [key, v] : cheapest) {
+      const Answer& a = answers[v.second];
+      std::cout << "  " << scenarios[key.first].network.name << " " << key.second << ": " << a.nodes << " nodes at "
+                << fixed(a.gbps, 0) << " Gbit/s, " << fixed(v.first, 0) << " " << prices.currency << " (limit: "
+                << a.binding.resource << ")\n";
+      best.push_back({{"model", scenarios[key.first].network.name}, {"strategy", key.second}, {"nodes", a.nodes},
+                      {"nic_gbps", a.gbps}, {"cost", v.first}});
+    }
+    out["cheapest"] = best;
+  }
+  std::cout << "\nbinding resource: what worker 0's GPU waits for most at the answer (time breakdown), "
+               "or GPU compute when it waits for under 2% of the iteration\n";
+  for (std::size_t i = 0; i < answers.size(); ++i)
+    if (!answers[i].note.empty()) std::cerr << "possim: warning: " << answers[i].note << "\n";
+  if (json_path == "-") std::cout << out.dump(2) << "\n";
+  else if (!json_path.empty()) {
+    write_file_atomic(json_path, out.dump(2) + "\n");
+    std::cout << "wrote " << json_path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace possim::cli
