@@ -66,6 +66,7 @@ Scenario variant(const std::string& path, const std::string& model, const std::v
   try {
     return parse_scenario(j.dump(), path, dir.empty() ? "." : dir);
   } catch (const InputError& e) {
+    if (model.empty() && strategies.empty()) throw;
     throw InputError(std::string("--models/--strategies: ") + e.what());
   }
 }

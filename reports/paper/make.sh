@@ -21,6 +21,20 @@ table() {
         $col["sent_bytes_per_node_max"] / 1e6, $col["received_bytes_per_node_max"] / 1e6 }' "$1"
 }
 
+# results.csv -> where each point's steady iteration goes (model/run/breakdown.hpp), % of it.
+breakdown() {
+  awk -F, '
+    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i
+              print "| strategy | nodes | Gbit/s | compute | network | PCIe | host copy | server apply | SF rebuild | quantization | barrier wait |"
+              print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"; next }
+    { it = $col["iteration_s"]
+      printf "| %s | %d | %g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
+        $col["strategy"], $col["nodes"], $col["nic_gbps"], 100 * $col["compute_s"] / it,
+        100 * $col["exposed_network_s"] / it, 100 * $col["exposed_pcie_s"] / it, 100 * $col["exposed_host_copy_s"] / it,
+        100 * $col["server_apply_s"] / it, 100 * $col["sf_rebuild_s"] / it, 100 * $col["quantization_s"] / it,
+        100 * $col["barrier_wait_s"] / it }' "$1"
+}
+
 {
   echo "# The Poseidon papers' experiments, predicted by possim"
   echo
@@ -53,13 +67,23 @@ table() {
   for s in scenarios/paper/*.json; do
     name=$(basename "$s" .json)
     ./possim run "$s" --out "$tmp/$name" -q
+    ./possim report "$tmp/$name/results.json" --measured traces/measured/*.csv --out "$tmp/figures/$name" \
+      --title "$name: predicted by possim" --max-figures 4 -q
     echo
     echo "### $name"
     echo
     sed -n 's/^ *"description": "\(.*\)",$/\1/p' "$s"
     echo
+    echo "Figures: [figures/$name/index.html](figures/$name/index.html)."
+    echo
     table "$tmp/$name/results.csv"
+    echo
+    breakdown "$tmp/$name/results.csv"
   done
 } > "$tmp/README.md"
+# Each page has its figures' SVG inline: the separate copies would double what is committed.
+find "$tmp/figures" -name '*.svg' -delete
+rm -rf reports/paper/figures
+mv "$tmp/figures" reports/paper/figures
 mv "$tmp/README.md" "$out"
 echo "wrote $out" >&2

@@ -1,0 +1,20 @@
+# vgg19_22k, batch 32/GPU, 1 GPU/node, 16 nodes
+# Written by possim report (possim a016db6-dirty). Run `gnuplot fig01-bandwidth.gp` in this folder
+# to draw fig01-bandwidth.svg and fig01-bandwidth.png again from fig01-bandwidth.dat.
+set datafile separator '\t'
+set encoding utf8
+set terminal svg size 760,460 dynamic noenhanced font 'Sans,12' background rgb 'white'
+set output 'fig01-bandwidth.svg'
+set title 'vgg19_22k, batch 32/GPU, 1 GPU/node, 16 nodes'
+set xlabel 'NIC line rate (Gbit/s)'
+set ylabel 'images/s (whole cluster)'
+set grid
+set key top left box opaque
+set xrange [10:31.2]
+set yrange [0:*]
+plot 'fig01-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1f77b4' title 'poseidon', \
+     'fig01-bandwidth.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#ff7f0e' title 'wfbp'
+set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
+set output 'fig01-bandwidth.png'
+replot
+unset output
