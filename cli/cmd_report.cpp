@@ -52,6 +52,7 @@ int cmd_report(const std::vector<std::string>& args) {
   report::add_traffic_figures(in, max, set);
   report::add_layer_figures(in, max, set);
   report::add_breakdown_figures(in, max, set);
+  report::add_min_bandwidth_figures(in, max, set);
   const auto matches = report::match_measured(in);
   report::add_measured_figure(in, matches, set);
   std::vector<report::RenderedFigure> rendered;

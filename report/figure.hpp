@@ -33,6 +33,7 @@ void add_scaling_figures(const ReportInputs& in, std::size_t max_per_kind, Figur
 void add_traffic_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
 void add_layer_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
 void add_breakdown_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
+void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max_per_kind, FigureSet& out);
 
 // Measured points beside the predictions among the results for the same model, strategy,
 // nodes, GPUs per node, batch and bandwidth; a point with no prediction has predicted = 0.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 
@@ -54,7 +55,7 @@ TEST_CASE("possim report: an inline SVG per figure, PNGs beside, no external URL
     ids.push_back((*it)[1]);
   CHECK(count(html, "<svg") == ids.size());
   CHECK(count(html, "</svg>") == ids.size());
-  for (const char* kind : {"-speedup", "-bandwidth", "-traffic", "-layers", "-measured"})
+  for (const char* kind : {"-speedup", "-bandwidth", "-traffic", "-layers", "-measured", "-time", "-time-nodes", "-min-bandwidth"})
     CHECK(std::any_of(ids.begin(), ids.end(), [&](const std::string& id) { return id.find(kind) != std::string::npos; }));
   for (const auto& id : ids) {
     INFO(id);
@@ -64,6 +65,24 @@ TEST_CASE("possim report: an inline SVG per figure, PNGs beside, no external URL
     CHECK(fs::exists(dir / "rep" / (id + ".gp")));
     CHECK(fs::exists(dir / "rep" / (id + ".dat")));
     CHECK(html.find("href=\"" + id + ".png\"") != std::string::npos);
+  }
+  // Least-bandwidth bars: per strategy and node count, the slowest swept speed reaching 90%.
+  const auto results = nlohmann::json::parse(slurp(dir / "results/small/analytic/results.json")).at("results");
+  std::string bars;
+  for (const auto& id : ids)
+    if (id.find("-min-bandwidth") != std::string::npos) bars += slurp(dir / "rep" / (id + ".dat"));
+  for (const char* strategy : {"ps", "poseidon", "adam"}) {
+    std::string want = std::string(strategy) + " [small]";
+    for (int nodes : {2, 4}) {
+      double least = 0;
+      for (const auto& r : results)
+        if (r.at("strategy") == strategy && r.at("nodes") == nodes && r.at("scaling_efficiency").get<double>() >= 0.9 &&
+            (least == 0 || r.at("nic_gbps").get<double>() < least))
+          least = r.at("nic_gbps").get<double>();
+      want += "\t" + (least > 0 ? std::to_string(int(least)) : std::string("?"));
+    }
+    INFO(bars);
+    CHECK(bars.find(want + "\n") != std::string::npos);
   }
   // The script draws its figure again where it lies.
   CHECK(run_command("gnuplot " + ids.front() + ".gp", dir / "rep").status == 0);
