@@ -22,6 +22,7 @@
 
 #include "model/run/engine.hpp"
 #include "model/plan/instance_graph.hpp"
+#include "sim/fold.hpp"
 #include "sim/platform.hpp"
 #include "sim/recorder.hpp"
 #include "sim/repeat_detector.hpp"
@@ -45,7 +46,9 @@ struct HostFlow {
 
 class Executor {
  public:
-  Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim, const Platform& platform);
+  // `plan` is what runs: the full plan, or folded_plan() of `fold.full` (sim/fold.hpp).
+  Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim, const Platform& platform,
+           Fold fold = {});
   // Spawns the actors; call before Engine::run().
   void start();
   // After Engine::run(): everything an engine reports. Throws if some task instance
@@ -68,6 +71,12 @@ class Executor {
   void stop_drains();
   void start_drains();
   void flow_landed(const Instance& in, int src_node, int dst_node, double bytes);
+  // Folded, colocated: every slice of a push is delivered when worker 0's push completes.
+  void deliver_all(const Instance& in);
+  // The full cluster's per-node and per-link figures from a folded run (sim/fold.hpp).
+  void unfold(Result& r) const;
+  // The plan as written (the full cluster), whether or not the run is folded.
+  const SyncPlan& full() const { return fold_.on() ? *fold_.full : plan_; }
 
   // Actors (sim/actors/).
   void enqueue_gpu(const Instance& in);
@@ -77,6 +86,7 @@ class Executor {
   void run_flows(const Instance& in);
   void post(const Outgoing& out);
   void send_group(std::vector<Outgoing> group);
+  void land(const Outgoing& o);
   void launch_collective(const Instance& in);
   void run_channel(const Instance& in, int channel);
 
@@ -84,10 +94,13 @@ class Executor {
   RunOptions opt_;
   SimGridOptions sim_;
   const Platform& platform_;
+  Fold fold_;
   InstanceGraph graph_;
   RepeatDetector repeats_;
   Recorder recorder_;
   int gpus_ = 1;  // per node
+  // Folded runs: bytes each node sent and received per iteration (index t * nodes + n).
+  std::vector<double> fold_sent_, fold_received_;
 
   std::vector<int> left_;      // per instance: flows, GPUs or channels still busy with it
   std::size_t in_flight_ = 0;  // launched, not yet complete

@@ -31,6 +31,8 @@ struct Platform {
 // alone on its path takes exactly latency + bytes / bandwidth (goodput is already in
 // the plan's NIC rate, where the profile puts it and the calibrator fits it).
 void configure_engine();
-Platform build_platform(const SyncPlan& plan);
+// `server_nic_share`: the fraction of the NIC rate a dedicated server node's links get
+// (1, or 1/N when N workers are folded onto one: sim/fold.hpp).
+Platform build_platform(const SyncPlan& plan, double server_nic_share = 1.0);
 
 }  // namespace possim::sim

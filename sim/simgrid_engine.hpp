@@ -20,7 +20,17 @@ struct SimGridOptions {
   // report the remaining iterations from it instead of simulating them. The numbers
   // agree with a full run to rounding (~1e-13 relative).
   bool reuse_repeating_iterations = true;
+  // Fold the workers of a symmetric cluster onto worker 0 (sim/fold.hpp: exact, and
+  // refused where it would not be): automatic from `reduce_from_workers` workers where
+  // valid, never, or always (an input error where not valid).
+  enum class Reduce { automatic, off, on };
+  Reduce reduce = Reduce::automatic;
+  int reduce_from_workers = 32;
 };
+
+// Whether a run of `plan` is folded; `why_not` gets the reason it is not valid ("" when
+// it is). Throws InputError when folding is asked for (Reduce::on) and not valid.
+bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not = nullptr);
 
 class SimGridEngine : public Engine {
  public:

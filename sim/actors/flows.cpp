@@ -13,8 +13,12 @@ constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor sca
 
 void Executor::run_flows(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
-  const std::vector<Flow> flows = expand_flows(plan_, task, in.who);
-  const bool notify_shards = task.pattern == FlowPattern::to_shards;
+  // Folded: worker 0's flows in the full cluster, on the nodes that carry them (fold.hpp).
+  const std::vector<Flow> flows = expand_flows(full(), task, in.who);
+  const bool push = task.pattern == FlowPattern::to_shards;
+  // Folded with colocated shards, a slice is delivered when the whole push has landed.
+  const bool at_end = push && fold_.on() && !fold_.dedicated();
+  const bool notify_shards = push && !at_end;
   const auto ready = [this](const Instance& r) { launch(r); };
   std::vector<HostFlow> remote;
   // Shard patterns: expand_flows makes one flow per slice, in the tensor's slice order.
@@ -24,13 +28,13 @@ void Executor::run_flows(const Instance& in) {
     if (f.src_node == f.dst_node) continue;  // stays on the host
     HostFlow h;
     h.slice = per_slice ? int(i) : -1;
-    h.src = platform_.node[std::size_t(f.src_node)];
-    h.dst = node_inbox(f.dst_node);
+    h.src_node = fold_.node(f.src_node);
+    h.dst_node = fold_.node(f.dst_node);
+    h.src = platform_.node[std::size_t(h.src_node)];
+    h.dst = node_inbox(h.dst_node);
     h.bytes = f.bytes;
     h.messages = f.messages;
     h.shard = f.shard;
-    h.src_node = f.src_node;
-    h.dst_node = f.dst_node;
     const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
     h.bytes /= copies;
     h.messages /= copies;
@@ -44,10 +48,13 @@ void Executor::run_flows(const Instance& in) {
   double messages = 0;
   for (const HostFlow& f : remote) messages += f.messages;
   const double overhead_s = messages * plan_.rates.per_message_s;
-  const auto send_all = [this, in, remote, notify_shards] {
+  const auto send_all = [this, in, remote, notify_shards, at_end] {
     const double t0 = now();
     for (const HostFlow& f : remote) post(Outgoing{f, in, notify_shards, t0});
-    if (--left_[id(in)] == 0) complete(in);
+    if (--left_[id(in)] == 0) {
+      if (at_end) deliver_all(in);
+      complete(in);
+    }
   };
   if (overhead_s > 0) {
     sg4::Actor::create("messages", platform_.node[std::size_t(plan_.worker_node(in.who))],
@@ -69,7 +76,7 @@ void Executor::post(const Outgoing& out) {
   outbox_[n].push_back(out);
   if (flush_scheduled_[n]) return;
   flush_scheduled_[n] = 1;
-  sg4::Actor::create("flush", platform_.node[n], [this, n] {
+  sg4::Actor::create("flush", out.flow.src, [this, n] {
     std::vector<Outgoing> batch;
     batch.swap(outbox_[n]);
     flush_scheduled_[n] = 0;
@@ -83,22 +90,26 @@ void Executor::post(const Outgoing& out) {
 
 void Executor::send_group(std::vector<Outgoing> open) {
   std::vector<sg4::CommPtr> comms;
-  const double sent_at = now();
-  for (const Outgoing& o : open)
-    comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
+  for (const Outgoing& o : open) comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
   while (!comms.empty()) {
     const auto done = std::size_t(sg4::Comm::wait_any(comms));
     const Outgoing o = open[done];
     comms.erase(comms.begin() + long(done));
     open.erase(open.begin() + long(done));
-    flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
-    recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, sent_at, now());
-    if (o.notify_shards && --*o.flow.slice_left == 0)
-      graph_.delivered(o.in, o.flow.shard, o.flow.slice, [this](const Instance& r) { launch(r); });
-    if (--left_[id(o.in)] == 0) {
-      recorder_.task(o.in, "net", o.t0, now());
-      complete(o.in);
-    }
+    land(o);
+  }
+}
+
+void Executor::land(const Outgoing& o) {
+  flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
+  recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now());
+  if (o.notify_shards && --*o.flow.slice_left == 0)
+    graph_.delivered(o.in, o.flow.shard, o.flow.slice, [this](const Instance& r) { launch(r); });
+  if (--left_[id(o.in)] == 0) {
+    recorder_.task(o.in, "net", o.t0, now());
+    if (fold_.on() && !fold_.dedicated() && plan_.tasks[o.in.task].pattern == FlowPattern::to_shards)
+      deliver_all(o.in);
+    complete(o.in);
   }
 }
 
