@@ -32,7 +32,7 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   left_.assign(graph_.size(), 0);
   outbox_.resize(std::size_t(plan.cluster.total_nodes()));
-  flush_scheduled_.assign(outbox_.size(), 0);
+  senders_.resize(outbox_.size());
   if (fold_.on()) {
     fold_sent_.assign(outbox_.size() * std::size_t(graph_.iterations()), 0);
     fold_received_ = fold_sent_;
@@ -173,6 +173,7 @@ void Executor::unfold(Result& r) const {
 void Executor::stop_drains() {
   if (stopped_) return;
   stopped_ = true;
+  stop_senders();
   for (std::size_t i = 0; i < inbox_.size(); ++i) {
     sg4::Mailbox* mb = inbox_[i];
     sg4::Actor::create("stop", drain_host_[i], [mb] { mb->put(&kStop, 0); });

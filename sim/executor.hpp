@@ -85,7 +85,15 @@ class Executor {
   void launch_host_exec(const Instance& in);
   void run_flows(const Instance& in);
   void post(const Outgoing& out);
-  void send_group(std::vector<Outgoing> group);
+  // A long-lived sender on a node's ctl host: up to kCommsPerSender flows in flight.
+  struct Sender {
+    simgrid::s4u::Mailbox* wake = nullptr;
+    std::vector<Outgoing> queue;  // posted, not yet started
+    std::size_t open = 0;         // started, not yet landed
+    bool woken = false;           // a wake-up is on its way (or the sender is about to run)
+  };
+  void run_sender(int node, Sender* s);
+  void stop_senders();
   void land(const Outgoing& o);
   void launch_collective(const Instance& in);
   void run_channel(const Instance& in, int channel);
@@ -118,8 +126,8 @@ class Executor {
   simgrid::s4u::Mailbox* mem_inbox(int w) const {
     return inbox_[platform_.node.size() + platform_.gpu.size() + std::size_t(w)];
   }
-  std::vector<std::vector<Outgoing>> outbox_;  // per node: flows posted, not yet sent
-  std::vector<char> flush_scheduled_;
+  std::vector<std::vector<Outgoing>> outbox_;  // per node: only its size is used (nodes)
+  std::vector<std::vector<std::unique_ptr<Sender>>> senders_;  // per node
 };
 
 }  // namespace possim::sim

@@ -8,7 +8,8 @@ namespace sg4 = simgrid::s4u;
 namespace possim::sim {
 
 namespace {
-constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor scale badly
+constexpr std::size_t kCommsPerSender = 64;  // many pending comms per actor scale badly
+int kWake = 0, kStopSender = 0;              // what a sender's wake-up mailbox carries
 }  // namespace
 
 void Executor::run_flows(const Instance& in) {
@@ -67,37 +68,75 @@ void Executor::run_flows(const Instance& in) {
   }
 }
 
-// Flows posted on one node at one instant leave together: one flush actor takes them
-// all and hands them to senders of at most kCommsPerHelper comms each. Start times are
-// unchanged (the flush runs at the same simulated time); only the actor count drops,
-// from one per flow to a few per node (a pull from 128 shards to 128 workers at once).
+// Flows leave through a few long-lived senders per node, each holding at most
+// kCommsPerSender comms in flight (an actor waiting on many comms pays a scan of all of
+// them at each completion), created as the node's flows in flight need them and kept
+// until the run ends. A flow no longer keeps an actor (and its stack) of its own alive
+// while it waits for bandwidth: memory grows with the senders, not with the flows or the
+// instants they were posted at. A sender runs on its node's ctl host: its flows cross the
+// node's NIC as the node's own would, and a wake-up reaches it over a zero-latency
+// loopback at the very instant of the post, so every flow starts when it was posted.
 void Executor::post(const Outgoing& out) {
-  const std::size_t n = std::size_t(out.flow.src_node);
-  outbox_[n].push_back(out);
-  if (flush_scheduled_[n]) return;
-  flush_scheduled_[n] = 1;
-  sg4::Actor::create("flush", out.flow.src, [this, n] {
-    std::vector<Outgoing> batch;
-    batch.swap(outbox_[n]);
-    flush_scheduled_[n] = 0;
-    for (std::size_t begin = 0; begin < batch.size(); begin += kCommsPerHelper) {
-      std::vector<Outgoing> group(batch.begin() + long(begin),
-                                  batch.begin() + long(std::min(batch.size(), begin + kCommsPerHelper)));
-      sg4::Actor::create("send", platform_.node[n], [this, group] { send_group(group); });
+  const int n = out.flow.src_node;
+  auto& pool = senders_[std::size_t(n)];
+  Sender* s = nullptr;
+  for (const auto& c : pool)
+    if (c->open + c->queue.size() < kCommsPerSender) {
+      s = c.get();
+      break;
     }
-  });
+  if (s == nullptr) {
+    pool.push_back(std::make_unique<Sender>());
+    s = pool.back().get();
+    s->wake = sg4::Mailbox::by_name("send-" + std::to_string(n) + "-" + std::to_string(pool.size()));
+    s->woken = true;  // takes its queue when it first runs
+    sg4::Actor::create("send", platform_.ctl[std::size_t(n)], [this, n, s] { run_sender(n, s); });
+  }
+  s->queue.push_back(out);
+  if (s->woken) return;
+  s->woken = true;
+  sg4::Actor::create("wake", platform_.ctl[std::size_t(n)], [s] { s->wake->put_init(&kWake, 0)->detach(); });
 }
 
-void Executor::send_group(std::vector<Outgoing> open) {
-  std::vector<sg4::CommPtr> comms;
-  for (const Outgoing& o : open) comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
-  while (!comms.empty()) {
+void Executor::run_sender(int node, Sender* s) {
+  (void)node;
+  std::vector<sg4::CommPtr> comms;  // [0]: the wake-up receive; then the flows in flight
+  std::vector<Outgoing> open;
+  int* token = nullptr;
+  bool take = true;
+  for (;;) {
+    if (take) {
+      s->woken = false;
+      std::vector<Outgoing> batch;
+      batch.swap(s->queue);
+      if (comms.empty()) comms.emplace_back();
+      for (Outgoing& o : batch) {
+        comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
+        open.push_back(std::move(o));
+      }
+      s->open += batch.size();
+      comms[0] = s->wake->get_async<int>(&token);
+      take = false;
+    }
     const auto done = std::size_t(sg4::Comm::wait_any(comms));
-    const Outgoing o = open[done];
+    if (done == 0) {
+      if (token == &kStopSender) return;
+      take = true;
+      continue;
+    }
+    const Outgoing o = std::move(open[done - 1]);
     comms.erase(comms.begin() + long(done));
-    open.erase(open.begin() + long(done));
+    open.erase(open.begin() + long(done - 1));
+    --s->open;
     land(o);
   }
+}
+
+// Once every flow has landed (the run is over): each sender takes a stop token.
+void Executor::stop_senders() {
+  for (std::size_t n = 0; n < senders_.size(); ++n)
+    for (const auto& s : senders_[n])
+      sg4::Actor::create("stop", platform_.ctl[n], [mb = s->wake] { mb->put(&kStopSender, 0); });
 }
 
 void Executor::land(const Outgoing& o) {
