@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
@@ -23,7 +25,8 @@ namespace sg4 = simgrid::s4u;
 namespace possim::sim {
 
 bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not) {
-  if (sim.reduce == SimGridOptions::Reduce::off) return false;
+  // One worker (the single-GPU baseline too): nothing to fold, and nothing to refuse.
+  if (sim.reduce == SimGridOptions::Reduce::off || plan.workers < 2) return false;
   const std::string why = fold_refusal(plan);
   if (why_not != nullptr) *why_not = why;
   if (sim.reduce == SimGridOptions::Reduce::on && !why.empty())
@@ -62,6 +65,14 @@ Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridO
 
 namespace {
 
+// A line on stderr once per process (a sweep runs many points for the same reason).
+void say_once(const std::string& line) {
+  static std::mutex m;
+  static std::set<std::string> said;
+  const std::lock_guard<std::mutex> lock(m);
+  if (said.insert(line).second) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 void write_all(int fd, const std::string& s) {
   std::size_t done = 0;
   while (done < s.size()) {
@@ -84,8 +95,8 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
                  "exact: sim/fold.hpp); --no-reduce simulates every node\n",
                  plan.strategy.c_str(), plan.workers, plan.workers);
   else if (options_.reduce == SimGridOptions::Reduce::automatic && plan.workers >= options_.reduce_from_workers)
-    std::fprintf(stderr, "possim: simgrid: %s at %d nodes: every node simulated (not folded: %s)\n",
-                 plan.strategy.c_str(), plan.workers, why_not.c_str());
+    say_once("possim: simgrid: " + plan.strategy + ": every node simulated from " +
+             std::to_string(options_.reduce_from_workers) + " nodes too (not folded: " + why_not + ")");
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("simgrid engine: pipe: ") + std::strerror(errno));
   std::fflush(stdout);
