@@ -19,6 +19,10 @@ echo "VGG19-22K, batch 32, 10 iterations (repeats reported from the second), 40 
 echo "node: colocated, or on a dedicated server node each (N workers + N servers). One point at a time."
 echo "Full runs above $MAX_FULL nodes not attempted; limit $LIMIT s a point."
 echo
+echo "Modes: reduce = folded onto worker 0 (sim/fold.hpp; VGG19's colocated shards hold unequal slices, so"
+echo "only dedicated ones fold); full = every node simulated (--no-reduce). 2 of 10 iterations are simulated,"
+echo "the rest repeat the second exactly."
+echo
 echo "| strategy | shards | nodes | mode | wall s | peak RSS MiB | simulated s/iteration | flows/iteration | sent bytes/node max |"
 echo "|---|---|---|---|---|---|---|---|---|"
 point() {  # strategy nodes placement mode
@@ -35,8 +39,8 @@ point() {  # strategy nodes placement mode
 }
 for strategy in poseidon wfbp ps; do
   for nodes in 8 32 128 256 1024 4096; do
-    [ "$nodes" -le "$MAX_FULL" ] && point "$strategy" "$nodes" colocated full
-    [ "$nodes" -le "$MAX_FULL" ] && point "$strategy" "$nodes" dedicated full
     point "$strategy" "$nodes" dedicated reduce
+    [ "$nodes" -le "$MAX_FULL" ] && point "$strategy" "$nodes" dedicated full
+    [ "$nodes" -le "$MAX_FULL" ] && point "$strategy" "$nodes" colocated full
   done
 done

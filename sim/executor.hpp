@@ -7,9 +7,12 @@
 // typed in.
 //
 // Actors, one function each under sim/actors/: one per GPU runs its kernels in order of
-// readiness (gpu_stream.cpp); short-lived ones run each copy (pcie_copy.cpp), intra-node
-// copy or apply (host_exec.cpp), flow group (flows.cpp) and collective channel
-// (collective.cpp); one drain per host receives the data sent to it. A shard applies a
+// readiness (gpu_stream.cpp); a few long-lived senders per node start flows and handle
+// their landing, at most 64 in flight each (flows.cpp); short-lived ones run each copy
+// (pcie_copy.cpp), intra-node copy or apply (host_exec.cpp) and collective channel
+// (collective.cpp); one drain per host receives the data sent to it. A symmetric cluster
+// may run folded onto worker 0 (sim/fold.hpp): `plan` is then folded_plan(), and the
+// flows, collectives and applies of worker 0 are those of the full plan. A shard applies a
 // slice once every (not dropped) worker's flow to it has landed: Poseidon's per-KV update
 // counting. Iterations that provably repeat are reported from the one they repeat
 // (sim/repeat_detector.hpp); statistics and the timeline go to sim/recorder.hpp.
