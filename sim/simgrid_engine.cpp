@@ -3,8 +3,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
@@ -65,14 +63,6 @@ Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridO
 
 namespace {
 
-// A line on stderr once per process (a sweep runs many points for the same reason).
-void say_once(const std::string& line) {
-  static std::mutex m;
-  static std::set<std::string> said;
-  const std::lock_guard<std::mutex> lock(m);
-  if (said.insert(line).second) std::fprintf(stderr, "%s\n", line.c_str());
-}
-
 void write_all(int fd, const std::string& s) {
   std::size_t done = 0;
   while (done < s.size()) {
@@ -86,17 +76,15 @@ void write_all(int fd, const std::string& s) {
 }  // namespace
 
 Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
-  std::string why_not;
-  const bool fold = reduces(plan, options_, &why_not);
+  const bool fold = reduces(plan, options_);
   // Before the child allocates it: what runs (worker 0 alone, folded).
   check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
   if (fold)
     std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
                  "exact: sim/fold.hpp); --no-reduce simulates every node\n",
                  plan.strategy.c_str(), plan.workers, plan.workers);
-  else if (options_.reduce == SimGridOptions::Reduce::automatic && plan.workers >= options_.reduce_from_workers)
-    say_once("possim: simgrid: " + plan.strategy + ": every node simulated from " +
-             std::to_string(options_.reduce_from_workers) + " nodes too (not folded: " + why_not + ")");
+  // Not folded automatically: silent, as every run was before (a sweep's error output
+  // stays one line); --reduce says why it cannot fold.
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("simgrid engine: pipe: ") + std::strerror(errno));
   std::fflush(stdout);
