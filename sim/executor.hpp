@@ -90,12 +90,14 @@ class Executor {
   void post(const Outgoing& out);
   // A long-lived sender on a node's ctl host: up to kCommsPerSender flows in flight.
   struct Sender {
-    simgrid::s4u::Mailbox* wake = nullptr;
-    std::vector<Outgoing> queue;  // posted, not yet started
-    std::size_t open = 0;         // started, not yet landed
-    bool woken = false;           // a wake-up is on its way (or the sender is about to run)
+    simgrid::s4u::ExecPtr sentinel;  // never ends by itself: cancelled to wake the sender
+    std::vector<Outgoing> queue;     // posted, not yet started
+    std::size_t open = 0;            // started, not yet landed
+    bool woken = false;              // sentinel cancelled (or not yet made): it will look
+    bool stop = false;
   };
-  void run_sender(int node, Sender* s);
+  void wake(Sender* s);
+  void run_sender(Sender* s);
   void stop_senders();
   void land(const Outgoing& o);
   void launch_collective(const Instance& in);

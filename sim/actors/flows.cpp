@@ -9,7 +9,6 @@ namespace possim::sim {
 
 namespace {
 constexpr std::size_t kCommsPerSender = 64;  // many pending comms per actor scale badly
-int kWake = 0, kStopSender = 0;              // what a sender's wake-up mailbox carries
 }  // namespace
 
 void Executor::run_flows(const Instance& in) {
@@ -73,9 +72,11 @@ void Executor::run_flows(const Instance& in) {
 // them at each completion), created as the node's flows in flight need them and kept
 // until the run ends. A flow no longer keeps an actor (and its stack) of its own alive
 // while it waits for bandwidth: memory grows with the senders, not with the flows or the
-// instants they were posted at. A sender runs on its node's ctl host: its flows cross the
-// node's NIC as the node's own would, and a wake-up reaches it over a zero-latency
-// loopback at the very instant of the post, so every flow starts when it was posted.
+// instants they were posted at. A sender runs on its node's ctl host (its flows cross the
+// node's NIC as the node's own would) and waits on its flows and on a sentinel Exec that
+// never ends by itself; a post cancels the sentinel, which wakes the sender at the very
+// instant of the post without touching the network's sharing problem, so every flow
+// starts when it was posted.
 void Executor::post(const Outgoing& out) {
   const int n = out.flow.src_node;
   auto& pool = senders_[std::size_t(n)];
@@ -88,55 +89,63 @@ void Executor::post(const Outgoing& out) {
   if (s == nullptr) {
     pool.push_back(std::make_unique<Sender>());
     s = pool.back().get();
-    s->wake = sg4::Mailbox::by_name("send-" + std::to_string(n) + "-" + std::to_string(pool.size()));
     s->woken = true;  // takes its queue when it first runs
-    sg4::Actor::create("send", platform_.ctl[std::size_t(n)], [this, n, s] { run_sender(n, s); });
+    sg4::Actor::create("send", platform_.ctl[std::size_t(n)], [this, s] { run_sender(s); });
   }
   s->queue.push_back(out);
-  if (s->woken) return;
-  s->woken = true;
-  sg4::Actor::create("wake", platform_.ctl[std::size_t(n)], [s] { s->wake->put_init(&kWake, 0)->detach(); });
+  wake(s);
 }
 
-void Executor::run_sender(int node, Sender* s) {
-  (void)node;
-  std::vector<sg4::CommPtr> comms;  // [0]: the wake-up receive; then the flows in flight
+void Executor::wake(Sender* s) {
+  if (s->woken) return;
+  s->woken = true;
+  // Held here: the sender may replace its sentinel before maestro runs this cancel.
+  const sg4::ExecPtr sentinel = s->sentinel;
+  sentinel->cancel();
+}
+
+void Executor::run_sender(Sender* s) {
+  std::vector<sg4::ActivityPtr> waiting;  // [0]: the sentinel; then the flows in flight
   std::vector<Outgoing> open;
-  int* token = nullptr;
-  bool take = true;
   for (;;) {
-    if (take) {
-      s->woken = false;
-      std::vector<Outgoing> batch;
-      batch.swap(s->queue);
-      if (comms.empty()) comms.emplace_back();
-      for (Outgoing& o : batch) {
-        comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
-        open.push_back(std::move(o));
+    if (s->woken) {  // new flows (posts meanwhile only queue theirs: woken is still set)
+      s->sentinel = sg4::this_actor::exec_async(1e15);
+      if (waiting.empty()) waiting.emplace_back();
+      waiting[0] = s->sentinel;
+      while (!s->queue.empty()) {
+        std::vector<Outgoing> batch;
+        batch.swap(s->queue);
+        for (Outgoing& o : batch) {
+          waiting.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
+          open.push_back(std::move(o));
+        }
+        s->open += batch.size();
       }
-      s->open += batch.size();
-      comms[0] = s->wake->get_async<int>(&token);
-      take = false;
+      s->woken = false;  // from here on, a post cancels the sentinel
     }
-    const auto done = std::size_t(sg4::Comm::wait_any(comms));
-    if (done == 0) {
-      if (token == &kStopSender) return;
-      take = true;
-      continue;
+    if (s->stop) return;  // the run is over: every flow has landed
+    std::size_t done = 0;
+    try {
+      done = std::size_t(sg4::Activity::wait_any(waiting));
+    } catch (const simgrid::CancelException&) {
+      continue;  // the sentinel: woken
     }
+    if (done == 0) continue;  // cannot happen (1e15 flops at 1 flop/s)
     const Outgoing o = std::move(open[done - 1]);
-    comms.erase(comms.begin() + long(done));
+    waiting.erase(waiting.begin() + long(done));
     open.erase(open.begin() + long(done - 1));
     --s->open;
     land(o);
   }
 }
 
-// Once every flow has landed (the run is over): each sender takes a stop token.
+// Once every flow has landed (the run is over): each sender ends.
 void Executor::stop_senders() {
-  for (std::size_t n = 0; n < senders_.size(); ++n)
-    for (const auto& s : senders_[n])
-      sg4::Actor::create("stop", platform_.ctl[n], [mb = s->wake] { mb->put(&kStopSender, 0); });
+  for (const auto& pool : senders_)
+    for (const auto& s : pool) {
+      s->stop = true;
+      wake(s.get());
+    }
 }
 
 void Executor::land(const Outgoing& o) {
