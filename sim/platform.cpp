@@ -36,10 +36,6 @@ Platform build_platform(const SyncPlan& plan, double server_nic_share) {
   auto* zone = sg4::create_star_zone("switch");
   const Rates& r = plan.rates;
   const int nodes = plan.cluster.total_nodes();
-  sg4::Link* loop = zone->create_link("ctl-loopback", 1e15)
-                        ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
-                        ->set_latency(0)
-                        ->seal();
   for (int n = 0; n < nodes; ++n) {
     const std::string id = std::to_string(n);
     sg4::Host* node = zone->create_host("node-" + id, r.server_apply_bytes_per_s)->seal();
@@ -50,7 +46,6 @@ Platform build_platform(const SyncPlan& plan, double server_nic_share) {
     p.ctl.push_back(ctl);
     zone->add_route(ctl->get_netpoint(), nullptr, nullptr, nullptr,
                     {sg4::LinkInRoute(p.nic.back(), sg4::LinkInRoute::Direction::UP)}, true);
-    zone->add_route(ctl->get_netpoint(), ctl->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(loop)}, false);
   }
   for (int w = 0; w < plan.workers; ++w) {
     const std::string id = std::to_string(w);

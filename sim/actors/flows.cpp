@@ -73,8 +73,8 @@ void Executor::run_flows(const Instance& in) {
 // until the run ends. A flow no longer keeps an actor (and its stack) of its own alive
 // while it waits for bandwidth: memory grows with the senders, not with the flows or the
 // instants they were posted at. A sender runs on its node's ctl host (its flows cross the
-// node's NIC as the node's own would) and waits on its flows and on a sentinel Exec that
-// never ends by itself; a post cancels the sentinel, which wakes the sender at the very
+// node's NIC as the node's own would; the sentinel does not take the node's CPU from the
+// shard's applies) and waits on its flows and on a sentinel Exec that never ends by itself; a post cancels the sentinel, which wakes the sender at the very
 // instant of the post without touching the network's sharing problem, so every flow
 // starts when it was posted.
 void Executor::post(const Outgoing& out) {
