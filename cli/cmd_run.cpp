@@ -134,7 +134,7 @@ int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string scenario_path, engine_name, out_dir, trace_workers;
   std::vector<std::string> trace_points;
-  bool trace = false, quiet = false, all_iterations = false;
+  bool trace = false, quiet = false, all_iterations = false, reduce = false, no_reduce = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file");
   add_engine_option(desc, engine_name);
@@ -148,6 +148,7 @@ int cmd_run(const std::vector<std::string>& args) {
        "; implies --trace)").c_str())(
       "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)");
   add_all_iterations_option(desc, all_iterations);
+  add_reduce_options(desc, reduce, no_reduce);
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -156,7 +157,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations);
+  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce));
   // One folder per engine: an analytic run does not overwrite a SimGrid one.
   if (out_dir.empty()) out_dir = "results/" + s.name + "/" + engine->name();
   if (jobs < 1 || jobs > kMaxJobs)

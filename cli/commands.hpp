@@ -22,7 +22,10 @@ int cmd_plan(const std::vector<std::string>& args);
 
 // Engines selectable with --engine; throws InputError for an unknown name.
 // all_iterations: SimGrid simulates every iteration, even those that provably repeat.
-std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false);
+// reduce: SimGrid folds symmetric clusters onto one worker: "auto" (from 32 nodes, where
+// exact), "off" (--no-reduce) or "on" (--reduce; an input error where not exact).
+std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false,
+                                    const std::string& reduce = "auto");
 std::string default_engine();
 std::string engine_names();
 

@@ -35,4 +35,16 @@ void add_all_iterations_option(po::options_description& desc, bool& all_iteratio
                      "SimGrid: simulate every iteration, even those that provably repeat the one before");
 }
 
+void add_reduce_options(po::options_description& desc, bool& reduce, bool& no_reduce) {
+  desc.add_options()("reduce", po::bool_switch(&reduce),
+                     "SimGrid: fold the workers onto worker 0 at any size (exact; refused where the cluster "
+                     "is not symmetric); by default from 32 nodes where exact")(
+      "no-reduce", po::bool_switch(&no_reduce), "SimGrid: simulate every node, never folded");
+}
+
+std::string reduce_mode(bool reduce, bool no_reduce) {
+  if (reduce && no_reduce) throw InputError("--reduce", "", "given with --no-reduce", "one of them");
+  return reduce ? "on" : no_reduce ? "off" : "auto";
+}
+
 }  // namespace possim::cli

@@ -19,5 +19,9 @@ bool parse(const std::string& command, const std::vector<std::string>& args,
 // and --all-iterations for those that run SimGrid points.
 void add_engine_option(po::options_description& desc, std::string& engine_name);
 void add_all_iterations_option(po::options_description& desc, bool& all_iterations);
+// --reduce / --no-reduce (SimGrid's folding of symmetric clusters, sim/fold.hpp): returns
+// make_engine's reduce argument once parsed; both given is an input error.
+void add_reduce_options(po::options_description& desc, bool& reduce, bool& no_reduce);
+std::string reduce_mode(bool reduce, bool no_reduce);
 
 }  // namespace possim::cli

@@ -14,11 +14,12 @@ int kStop = 0;  // tells a drain actor that nothing more will arrive
 }  // namespace
 
 Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim,
-                   const Platform& platform)
+                   const Platform& platform, Fold fold)
     : plan_(plan),
       opt_(opt),
       sim_(sim),
       platform_(platform),
+      fold_(fold),
       graph_(plan),
       // Repeats need inputs that do not vary by iteration (stragglers drawn per iteration).
       repeats_(graph_.iterations(), graph_.per_iteration(),
@@ -32,7 +33,11 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   left_.assign(graph_.size(), 0);
   outbox_.resize(std::size_t(plan.cluster.total_nodes()));
-  flush_scheduled_.assign(outbox_.size(), 0);
+  senders_.resize(outbox_.size());
+  if (fold_.on()) {
+    fold_sent_.assign(outbox_.size() * std::size_t(graph_.iterations()), 0);
+    fold_received_ = fold_sent_;
+  }
 }
 
 // Drains end on a stop token once every task instance has completed: killing one
@@ -118,11 +123,65 @@ void Executor::complete(const Instance& in) {
 void Executor::flow_landed(const Instance& in, int src_node, int dst_node, double bytes) {
   repeats_.flow_landed(in.t, now());
   recorder_.flow_landed(in.t, src_node, dst_node, bytes);
+  if (fold_.on()) {
+    const std::size_t row = std::size_t(in.t) * outbox_.size();
+    fold_sent_[row + std::size_t(src_node)] += bytes;
+    fold_received_[row + std::size_t(dst_node)] += bytes;
+  }
+}
+
+void Executor::deliver_all(const Instance& in) {
+  const auto& slices = plan_.tensors[std::size_t(plan_.tasks[in.task].tensor)].slices;
+  for (std::size_t i = 0; i < slices.size(); ++i)
+    graph_.delivered(in, slices[i].shard, int(i), [this](const Instance& r) { launch(r); });
+}
+
+// Worker 0 stands for every worker node, each dedicated server's flows for N flows each;
+// the links of every worker node are node 0's (and PCIe worker 0's).
+void Executor::unfold(Result& r) const {
+  const int k = graph_.iterations(), n = full().workers;
+  const std::size_t nodes = outbox_.size();
+  const auto mean = [&](const std::vector<double>& v, std::size_t node) {
+    double sum = 0;
+    for (int t = 0; t < k; ++t) sum += v[std::size_t(repeats_.source(t)) * nodes + node];
+    return sum / k;
+  };
+  double sent_sum = 0, received_sum = 0;
+  r.sent_bytes_max = r.received_bytes_max = 0;
+  std::vector<LinkUse> links;
+  for (std::size_t node = 0; node < nodes; ++node) {
+    const bool server = int(node) >= n;  // dedicated
+    const double times = server ? n : 1;
+    const std::size_t from = server ? node : 0;
+    const double s = times * mean(fold_sent_, from), rcv = times * mean(fold_received_, from);
+    r.sent_bytes_max = std::max(r.sent_bytes_max, s);
+    r.received_bytes_max = std::max(r.received_bytes_max, rcv);
+    sent_sum += s;
+    received_sum += rcv;
+    for (int dir = 0; dir < 2; ++dir) {
+      LinkUse u = r.links[2 * from + std::size_t(dir)];
+      u.link = "nic-" + std::to_string(node) + (dir == 0 ? " tx" : " rx");
+      u.bytes_per_iteration *= times;  // utilization: of a link of 1/N the capacity, the same
+      links.push_back(u);
+    }
+  }
+  for (int w = 0; w < n; ++w)
+    for (int dir = 0; dir < 2; ++dir) {
+      LinkUse u = r.links[2 * nodes + std::size_t(dir)];
+      u.link = "pcie-" + std::to_string(w) + (dir == 0 ? " d2h" : " h2d");
+      links.push_back(u);
+    }
+  r.links = std::move(links);
+  r.sent_bytes_mean = sent_sum / double(nodes);
+  r.received_bytes_mean = received_sum / double(nodes);
+  r.flows_per_iteration *= n;  // every flow of the cluster is some worker's, as worker 0's
+  r.reduced_to_nodes = fold_.dedicated() ? 1 + full().num_shards() : 1;
 }
 
 void Executor::stop_drains() {
   if (stopped_) return;
   stopped_ = true;
+  stop_senders();
   for (std::size_t i = 0; i < inbox_.size(); ++i) {
     sg4::Mailbox* mb = inbox_[i];
     sg4::Actor::create("stop", drain_host_[i], [mb] { mb->put(&kStop, 0); });
@@ -137,12 +196,14 @@ Result Executor::result() const {
                            " task instances never ran (their dependencies were never met)");
   std::vector<double> ends;
   for (int t = 0; t < k; ++t) ends.push_back(repeats_.iteration_end(repeats_.source(t)) + repeats_.shift(t));
-  Result r = begin_result(plan_, "simgrid", std::move(ends));
+  Result r = begin_result(full(), "simgrid", std::move(ends));
   r.simulated_iterations = steady >= 0 ? steady + 1 : k;
   recorder_.fill(r, repeats_, graph_);
+  // The breakdown is worker 0's view, which a folded run simulates in full.
   std::vector<int> source;
   for (int t = 0; t < k; ++t) source.push_back(repeats_.source(t));
   fill_breakdown(plan_, path_, source, r);
+  if (fold_.on()) unfold(r);
   return r;
 }
 

@@ -7,9 +7,12 @@
 // typed in.
 //
 // Actors, one function each under sim/actors/: one per GPU runs its kernels in order of
-// readiness (gpu_stream.cpp); short-lived ones run each copy (pcie_copy.cpp), intra-node
-// copy or apply (host_exec.cpp), flow group (flows.cpp) and collective channel
-// (collective.cpp); one drain per host receives the data sent to it. A shard applies a
+// readiness (gpu_stream.cpp); a few long-lived senders per node start flows and handle
+// their landing, at most 64 in flight each (flows.cpp); short-lived ones run each copy
+// (pcie_copy.cpp), intra-node copy or apply (host_exec.cpp) and collective channel
+// (collective.cpp); one drain per host receives the data sent to it. A symmetric cluster
+// may run folded onto worker 0 (sim/fold.hpp): `plan` is then folded_plan(), and the
+// flows, collectives and applies of worker 0 are those of the full plan. A shard applies a
 // slice once every (not dropped) worker's flow to it has landed: Poseidon's per-KV update
 // counting. Iterations that provably repeat are reported from the one they repeat
 // (sim/repeat_detector.hpp); statistics and the timeline go to sim/recorder.hpp.
@@ -23,6 +26,7 @@
 #include "model/run/engine.hpp"
 #include "model/plan/instance_graph.hpp"
 #include "model/run/breakdown.hpp"
+#include "sim/fold.hpp"
 #include "sim/platform.hpp"
 #include "sim/recorder.hpp"
 #include "sim/repeat_detector.hpp"
@@ -46,7 +50,9 @@ struct HostFlow {
 
 class Executor {
  public:
-  Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim, const Platform& platform);
+  // `plan` is what runs: the full plan, or folded_plan() of `fold.full` (sim/fold.hpp).
+  Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim, const Platform& platform,
+           Fold fold = {});
   // Spawns the actors; call before Engine::run().
   void start();
   // After Engine::run(): everything an engine reports. Throws if some task instance
@@ -69,6 +75,12 @@ class Executor {
   void stop_drains();
   void start_drains();
   void flow_landed(const Instance& in, int src_node, int dst_node, double bytes);
+  // Folded, colocated: every slice of a push is delivered when worker 0's push completes.
+  void deliver_all(const Instance& in);
+  // The full cluster's per-node and per-link figures from a folded run (sim/fold.hpp).
+  void unfold(Result& r) const;
+  // The plan as written (the full cluster), whether or not the run is folded.
+  const SyncPlan& full() const { return fold_.on() ? *fold_.full : plan_; }
 
   // Actors (sim/actors/).
   void enqueue_gpu(const Instance& in);
@@ -77,7 +89,18 @@ class Executor {
   void launch_host_exec(const Instance& in);
   void run_flows(const Instance& in);
   void post(const Outgoing& out);
-  void send_group(std::vector<Outgoing> group);
+  // A long-lived sender on a node's ctl host: up to kCommsPerSender flows in flight.
+  struct Sender {
+    simgrid::s4u::ExecPtr sentinel;  // never ends by itself: cancelled to wake the sender
+    std::vector<Outgoing> queue;     // posted, not yet started
+    std::size_t open = 0;            // started, not yet landed
+    bool woken = false;              // sentinel cancelled (or not yet made): it will look
+    bool stop = false;
+  };
+  void wake(Sender* s);
+  void run_sender(Sender* s);
+  void stop_senders();
+  void land(const Outgoing& o);
   void launch_collective(const Instance& in);
   void run_channel(const Instance& in, int channel);
 
@@ -85,11 +108,14 @@ class Executor {
   RunOptions opt_;
   SimGridOptions sim_;
   const Platform& platform_;
+  Fold fold_;
   InstanceGraph graph_;
   RepeatDetector repeats_;
   Recorder recorder_;
   CriticalPath path_;  // per instance: what held it back (the time breakdown)
   int gpus_ = 1;  // per node
+  // Folded runs: bytes each node sent and received per iteration (index t * nodes + n).
+  std::vector<double> fold_sent_, fold_received_;
 
   std::vector<int> left_;      // per instance: flows, GPUs or channels still busy with it
   std::size_t in_flight_ = 0;  // launched, not yet complete
@@ -108,8 +134,8 @@ class Executor {
   simgrid::s4u::Mailbox* mem_inbox(int w) const {
     return inbox_[platform_.node.size() + platform_.gpu.size() + std::size_t(w)];
   }
-  std::vector<std::vector<Outgoing>> outbox_;  // per node: flows posted, not yet sent
-  std::vector<char> flush_scheduled_;
+  std::vector<std::vector<Outgoing>> outbox_;  // per node: only its size is used (nodes)
+  std::vector<std::vector<std::unique_ptr<Sender>>> senders_;  // per node
 };
 
 }  // namespace possim::sim

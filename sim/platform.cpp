@@ -31,7 +31,7 @@ sg4::SplitDuplexLink* attach(sg4::NetZone* zone, sg4::Host* host, const std::str
 
 }  // namespace
 
-Platform build_platform(const SyncPlan& plan) {
+Platform build_platform(const SyncPlan& plan, double server_nic_share) {
   Platform p;
   auto* zone = sg4::create_star_zone("switch");
   const Rates& r = plan.rates;
@@ -40,7 +40,12 @@ Platform build_platform(const SyncPlan& plan) {
     const std::string id = std::to_string(n);
     sg4::Host* node = zone->create_host("node-" + id, r.server_apply_bytes_per_s)->seal();
     p.node.push_back(node);
-    p.nic.push_back(attach(zone, node, "nic-" + id, r.nic_bytes_per_s, r.latency_s / 2));
+    const double share = n >= plan.cluster.nodes ? server_nic_share : 1.0;  // dedicated server nodes
+    p.nic.push_back(attach(zone, node, "nic-" + id, r.nic_bytes_per_s * share, r.latency_s / 2));
+    sg4::Host* ctl = zone->create_host("ctl-" + id, 1.0)->seal();
+    p.ctl.push_back(ctl);
+    zone->add_route(ctl->get_netpoint(), nullptr, nullptr, nullptr,
+                    {sg4::LinkInRoute(p.nic.back(), sg4::LinkInRoute::Direction::UP)}, true);
   }
   for (int w = 0; w < plan.workers; ++w) {
     const std::string id = std::to_string(w);

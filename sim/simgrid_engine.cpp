@@ -14,13 +14,27 @@
 #include "model/run/child_processes.hpp"
 #include "model/plan/plan_check.hpp"
 #include "model/run/result_io.hpp"
+#include "model/input/error.hpp"
 #include "sim/executor.hpp"
+#include "sim/fold.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace possim::sim {
 
-Result simulate_here(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim) {
+bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not) {
+  // One worker (the single-GPU baseline too): nothing to fold, and nothing to refuse.
+  if (sim.reduce == SimGridOptions::Reduce::off || plan.workers < 2) return false;
+  const std::string why = fold_refusal(plan);
+  if (why_not != nullptr) *why_not = why;
+  if (sim.reduce == SimGridOptions::Reduce::on && !why.empty())
+    throw InputError("--reduce", "", "cannot fold " + plan.strategy + " at " + std::to_string(plan.workers) +
+                     " nodes onto one worker exactly: " + why,
+                     "a symmetric cluster (sim/fold.hpp), or --no-reduce");
+  return why.empty() && (sim.reduce == SimGridOptions::Reduce::on || plan.workers >= sim.reduce_from_workers);
+}
+
+Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridOptions& sim) {
   // Context settings are read when the engine starts, so they go on its command line:
   // many short-lived actors need small stacks (SIMGRID_NOTES.md); 16 KiB measured enough.
   int argc = 4;
@@ -32,13 +46,16 @@ Result simulate_here(const SyncPlan& plan, const RunOptions& opt, const SimGridO
   sg4::Engine engine(&argc, argv);
   configure_engine();
   sg_link_load_plugin_init();
-  const Platform platform = build_platform(plan);
+  const bool fold = reduces(full, sim);
+  const SyncPlan folded = fold ? folded_plan(full) : SyncPlan{};
+  const SyncPlan& plan = fold ? folded : full;
+  const Platform platform = build_platform(plan, fold ? 1.0 / full.workers : 1.0);
   for (const auto* links : {&platform.nic, &platform.pcie})
     for (const auto* l : *links) {
       sg_link_load_track(l->get_link_up());
       sg_link_load_track(l->get_link_down());
     }
-  Executor executor(plan, opt, sim, platform);
+  Executor executor(plan, opt, sim, platform, fold ? Fold{&full} : Fold{});
   executor.start();
   engine.run();
   return executor.result();
@@ -59,7 +76,15 @@ void write_all(int fd, const std::string& s) {
 }  // namespace
 
 Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
-  check_simulation_size(plan, options_.flow_per_kv_pair);  // before the child allocates it
+  const bool fold = reduces(plan, options_);
+  // Before the child allocates it: what runs (worker 0 alone, folded).
+  check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
+  if (fold)
+    std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
+                 "exact: sim/fold.hpp); --no-reduce simulates every node\n",
+                 plan.strategy.c_str(), plan.workers, plan.workers);
+  // Not folded automatically: silent, as every run was before (a sweep's error output
+  // stays one line); --reduce says why it cannot fold.
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("simgrid engine: pipe: ") + std::strerror(errno));
   std::fflush(stdout);

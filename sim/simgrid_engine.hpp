@@ -20,7 +20,20 @@ struct SimGridOptions {
   // report the remaining iterations from it instead of simulating them. The numbers
   // agree with a full run to rounding (~1e-13 relative).
   bool reuse_repeating_iterations = true;
+  // Fold the workers of a symmetric cluster onto worker 0 (sim/fold.hpp: exact, and
+  // refused where it would not be): automatic from `reduce_from_workers` workers where
+  // valid, never, or always (an input error where not valid).
+  enum class Reduce { automatic, off, on };
+  Reduce reduce = Reduce::automatic;
+  // Measured (bench/results/simgrid_scale.md, VGG19-22K): a full run takes under 0.1 s at
+  // 8 nodes and 0.4-1.7 s at 32, growing about as N^2; folded, 0.01-0.04 s. Below 32 the
+  // full run is cheap and keeps every worker's timeline.
+  int reduce_from_workers = 32;
 };
+
+// Whether a run of `plan` is folded; `why_not` gets the reason it is not valid ("" when
+// it is). Throws InputError when folding is asked for (Reduce::on) and not valid.
+bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not = nullptr);
 
 class SimGridEngine : public Engine {
  public:

@@ -165,3 +165,46 @@ TEST_CASE("possim run says when iterations repeated; --all-iterations simulates 
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no-reduce / --reduce "
+          "choose", "[cli][fold]") {
+  const fs::path dir = scratch("cli", "fold");
+  const auto scenario = [&](const char* name, const char* stragglers) {
+    std::ofstream(dir / name) << R"({"name": "fold", "model": "vgg19", "batch_per_gpu": 32,
+      "cluster": {"nodes": [32], "gpus_per_node": 1, "nic_gbps": [10], "latency_s": 50e-6,
+                  "servers": {"shards": "per_node", "placement": "dedicated"}},
+      "strategies": ["ps"],
+      "strategy_options": {"kv_pair_bytes": 2097152, "consistency": "bsp", "staleness": 0,
+                           "best_scheme": "atc17", "stragglers": )"
+                              << stragglers << R"(},
+      "profile": "titanx_maxwell", "iterations": 3, "seed": 1})";
+  };
+  scenario("s.json", R"({"kind": "none", "drop_after": 0})");
+  scenario("slow.json", R"({"kind": "lognormal", "sigma": 0.1, "drop_after": 0})");
+  const auto result = [&](const char* out) {
+    std::ifstream f(dir / out / "results.json");
+    return nlohmann::json::parse(f)["results"][0];
+  };
+  const Output folded = run_possim("run s.json --out a --quiet", dir);
+  REQUIRE(folded.status == 0);
+  CHECK(folded.err.find("ps at 32 nodes: worker 0 simulated for all 32") != std::string::npos);
+  const Output full = run_possim("run s.json --out b --quiet --no-reduce", dir);
+  REQUIRE(full.status == 0);
+  CHECK(full.err.find("worker 0") == std::string::npos);
+  CHECK(result("a")["reduced_to_nodes"] == 33);  // worker 0 and the 32 servers
+  CHECK(result("b")["reduced_to_nodes"] == 0);
+  CHECK(result("a")["iteration_s"].get<double>() == Approx(result("b")["iteration_s"].get<double>()).epsilon(0.005));
+  std::ifstream csv(dir / "a" / "results.csv");
+  std::string header;
+  std::getline(csv, header);
+  CHECK(header.find(",reduced_to_nodes") != std::string::npos);
+  // Stragglers: automatic runs every node; asked for, the folding is refused in one line.
+  const Output slow = run_possim("run slow.json --out c --quiet", dir);
+  CHECK(slow.status == 0);
+  CHECK(result("c")["reduced_to_nodes"] == 0);
+  const Output refused = run_possim("run slow.json --out d --quiet --reduce", dir);
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("stragglers") != std::string::npos);
+  CHECK(lines(refused.err) == 1);
+  fs::remove_all(dir);
+}

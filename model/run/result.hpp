@@ -50,6 +50,7 @@ struct Result {
   int batch_per_gpu = 0;
   int iterations = 0;
   int simulated_iterations = 0;     // SimGrid: iterations run; the rest repeated the last
+  int reduced_to_nodes = 0;         // SimGrid: nodes simulated when folded (sim/fold.hpp); 0: all
 
   double iteration_s = 0;           // steady state: mean of iterations after the first
   std::vector<double> iteration_end_s;

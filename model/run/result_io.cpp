@@ -55,6 +55,7 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"batch_per_gpu", r.batch_per_gpu},
           {"iterations", r.iterations},
           {"simulated_iterations", r.simulated_iterations},
+          {"reduced_to_nodes", r.reduced_to_nodes},
           {"iteration_s", r.iteration_s},
           {"iteration_end_s", r.iteration_end_s},
           {"images_per_s", r.images_per_s},
@@ -97,6 +98,7 @@ Result result_from_json(const nlohmann::json& j) {
   r.batch_per_gpu = j.at("batch_per_gpu");
   r.iterations = j.at("iterations");
   r.simulated_iterations = j.at("simulated_iterations");
+  r.reduced_to_nodes = j.value("reduced_to_nodes", 0);
   r.iteration_s = j.at("iteration_s");
   r.iteration_end_s = j.at("iteration_end_s").get<std::vector<double>>();
   r.images_per_s = j.at("images_per_s");
@@ -142,7 +144,7 @@ std::string results_csv(const std::vector<Result>& results) {
   out << "model,strategy,engine,nodes,gpus_per_node,nic_gbps,latency_s,server_shards,"
          "batch_per_gpu,iteration_s,images_per_s,speedup,scaling_efficiency,gpu_busy_s,"
          "gpu_stall_s,stall_share,sent_bytes_per_node_max,received_bytes_per_node_max,"
-         "sent_bytes_per_node_mean,received_bytes_per_node_mean";
+         "sent_bytes_per_node_mean,received_bytes_per_node_mean,reduced_to_nodes";
   for (std::size_t i = 0; i < kTimeShares; ++i) out << ',' << column_name(TimeShare(i));
   out << '\n';
   for (const Result& r : results) {
@@ -151,7 +153,8 @@ std::string results_csv(const std::vector<Result>& results) {
         << r.cluster.server_shards << ',' << r.batch_per_gpu << ',' << r.iteration_s << ','
         << r.images_per_s << ',' << r.speedup << ',' << r.efficiency << ',' << r.gpu_busy_s << ','
         << r.gpu_stall_s << ',' << r.stall_share() << ',' << r.sent_bytes_max << ','
-        << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean;
+        << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << ','
+        << r.reduced_to_nodes;
     for (double v : r.breakdown.s) out << ',' << v;
     out << '\n';
   }

@@ -2,6 +2,7 @@
 // its rounds in order; in a round it pays the per-message cost of its sends, sends, takes
 // one flow from each peer it expects (buffered: it may have landed already), and waits
 // for its own sends to land.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -14,9 +15,9 @@ namespace possim::sim {
 
 void Executor::launch_collective(const Instance& in) {
   const std::size_t channels =
-      collective_schedule(plan_.tasks[in.task].collective, plan_.workers, in.who, 0, plan_.tasks[in.task].chunks)
+      collective_schedule(plan_.tasks[in.task].collective, full().workers, in.who, 0, plan_.tasks[in.task].chunks)
           .size();
-  if (plan_.workers < 2 || channels == 0) {
+  if (full().workers < 2 || channels == 0) {
     complete(in);
     return;
   }
@@ -30,11 +31,16 @@ void Executor::launch_collective(const Instance& in) {
 void Executor::run_channel(const Instance& in, int channel) {
   const Task& task = plan_.tasks[in.task];
   const std::vector<CollectiveRound> rounds =
-      collective_schedule(task.collective, plan_.workers, in.who, task.bytes, task.chunks)[std::size_t(channel)];
+      collective_schedule(task.collective, full().workers, in.who, task.bytes, task.chunks)[std::size_t(channel)];
   // One mailbox per (stream, sender, receiver) of this instance: the k-th receive from a
   // peer on a stream takes that peer's k-th send on it.
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> boxes;
+  // Folded (a ring: the same on every worker up to rotation), the k-th receive from the
+  // worker d places back is worker 0's own k-th send to the worker d places ahead, routed
+  // out over node 0's tx and back in over its rx (sim/fold.hpp): one mailbox per offset.
+  const int p = full().workers;
   const auto box = [&](int stream, int src, int dst) {
+    if (fold_.on()) std::tie(src, dst) = std::make_pair(0, ((dst - src) % p + p) % p);
     sg4::Mailbox*& mb = boxes[{stream, src, dst}];
     if (mb == nullptr)
       mb = sg4::Mailbox::by_name("coll-" + std::to_string(in.t) + "-" + std::to_string(in.task) + "-" +
@@ -46,10 +52,12 @@ void Executor::run_channel(const Instance& in, int channel) {
   // receiver instead of waiting for it to ask.
   std::vector<sg4::Mailbox*> inboxes;
   for (const CollectiveRound& r : rounds)
-    for (const CollectiveReceive& x : r.receives)
-      if (boxes.count({x.stream, x.peer, in.who}) == 0) inboxes.push_back(box(x.stream, x.peer, in.who));
+    for (const CollectiveReceive& x : r.receives) {
+      sg4::Mailbox* mb = box(x.stream, x.peer, in.who);
+      if (std::find(inboxes.begin(), inboxes.end(), mb) == inboxes.end()) inboxes.push_back(mb);
+    }
   for (sg4::Mailbox* mb : inboxes) mb->set_receiver(sg4::Actor::self());
-  const int me = plan_.worker_node(in.who);
+  const int me = fold_.node(plan_.worker_node(in.who));
   const double t0 = now();
   for (const CollectiveRound& r : rounds) {
     if (plan_.rates.per_message_s > 0 && !r.sends.empty())
@@ -59,7 +67,7 @@ void Executor::run_channel(const Instance& in, int channel) {
       out.push_back(box(s.stream, in.who, s.peer)->put_async(payload(), wire_bytes(s.bytes)));
     for (const CollectiveReceive& x : r.receives) box(x.stream, x.peer, in.who)->get<int>();
     for (const sg4::CommPtr& c : out) c->wait();
-    for (const CollectiveSend& s : r.sends) flow_landed(in, me, plan_.worker_node(s.peer), s.bytes);
+    for (const CollectiveSend& s : r.sends) flow_landed(in, me, fold_.node(plan_.worker_node(s.peer)), s.bytes);
   }
   for (sg4::Mailbox* mb : inboxes) mb->set_receiver(nullptr);
   if (--left_[id(in)] == 0) {

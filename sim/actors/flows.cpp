@@ -8,13 +8,17 @@ namespace sg4 = simgrid::s4u;
 namespace possim::sim {
 
 namespace {
-constexpr std::size_t kCommsPerHelper = 64;  // many pending comms per actor scale badly
+constexpr std::size_t kCommsPerSender = 64;  // many pending comms per actor scale badly
 }  // namespace
 
 void Executor::run_flows(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
-  const std::vector<Flow> flows = expand_flows(plan_, task, in.who);
-  const bool notify_shards = task.pattern == FlowPattern::to_shards;
+  // Folded: worker 0's flows in the full cluster, on the nodes that carry them (fold.hpp).
+  const std::vector<Flow> flows = expand_flows(full(), task, in.who);
+  const bool push = task.pattern == FlowPattern::to_shards;
+  // Folded with colocated shards, a slice is delivered when the whole push has landed.
+  const bool at_end = push && fold_.on() && !fold_.dedicated();
+  const bool notify_shards = push && !at_end;
   const auto ready = [this](const Instance& r) { launch(r); };
   std::vector<HostFlow> remote;
   // Shard patterns: expand_flows makes one flow per slice, in the tensor's slice order.
@@ -24,13 +28,13 @@ void Executor::run_flows(const Instance& in) {
     if (f.src_node == f.dst_node) continue;  // stays on the host
     HostFlow h;
     h.slice = per_slice ? int(i) : -1;
-    h.src = platform_.node[std::size_t(f.src_node)];
-    h.dst = node_inbox(f.dst_node);
+    h.src_node = fold_.node(f.src_node);
+    h.dst_node = fold_.node(f.dst_node);
+    h.src = platform_.node[std::size_t(h.src_node)];
+    h.dst = node_inbox(h.dst_node);
     h.bytes = f.bytes;
     h.messages = f.messages;
     h.shard = f.shard;
-    h.src_node = f.src_node;
-    h.dst_node = f.dst_node;
     const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
     h.bytes /= copies;
     h.messages /= copies;
@@ -44,10 +48,13 @@ void Executor::run_flows(const Instance& in) {
   double messages = 0;
   for (const HostFlow& f : remote) messages += f.messages;
   const double overhead_s = messages * plan_.rates.per_message_s;
-  const auto send_all = [this, in, remote, notify_shards] {
+  const auto send_all = [this, in, remote, notify_shards, at_end] {
     const double t0 = now();
     for (const HostFlow& f : remote) post(Outgoing{f, in, notify_shards, t0});
-    if (--left_[id(in)] == 0) complete(in);
+    if (--left_[id(in)] == 0) {
+      if (at_end) deliver_all(in);
+      complete(in);
+    }
   };
   if (overhead_s > 0) {
     sg4::Actor::create("messages", platform_.node[std::size_t(plan_.worker_node(in.who))],
@@ -60,45 +67,97 @@ void Executor::run_flows(const Instance& in) {
   }
 }
 
-// Flows posted on one node at one instant leave together: one flush actor takes them
-// all and hands them to senders of at most kCommsPerHelper comms each. Start times are
-// unchanged (the flush runs at the same simulated time); only the actor count drops,
-// from one per flow to a few per node (a pull from 128 shards to 128 workers at once).
+// Flows leave through a few long-lived senders per node, each holding at most
+// kCommsPerSender comms in flight (an actor waiting on many comms pays a scan of all of
+// them at each completion), created as the node's flows in flight need them and kept
+// until the run ends. A flow no longer keeps an actor (and its stack) of its own alive
+// while it waits for bandwidth: memory grows with the senders, not with the flows or the
+// instants they were posted at. A sender runs on its node's ctl host (its flows cross the
+// node's NIC as the node's own would; the sentinel does not take the node's CPU from the
+// shard's applies) and waits on its flows and on a sentinel Exec that never ends by itself; a post cancels the sentinel, which wakes the sender at the very
+// instant of the post without touching the network's sharing problem, so every flow
+// starts when it was posted.
 void Executor::post(const Outgoing& out) {
-  const std::size_t n = std::size_t(out.flow.src_node);
-  outbox_[n].push_back(out);
-  if (flush_scheduled_[n]) return;
-  flush_scheduled_[n] = 1;
-  sg4::Actor::create("flush", platform_.node[n], [this, n] {
-    std::vector<Outgoing> batch;
-    batch.swap(outbox_[n]);
-    flush_scheduled_[n] = 0;
-    for (std::size_t begin = 0; begin < batch.size(); begin += kCommsPerHelper) {
-      std::vector<Outgoing> group(batch.begin() + long(begin),
-                                  batch.begin() + long(std::min(batch.size(), begin + kCommsPerHelper)));
-      sg4::Actor::create("send", platform_.node[n], [this, group] { send_group(group); });
+  const int n = out.flow.src_node;
+  auto& pool = senders_[std::size_t(n)];
+  Sender* s = nullptr;
+  for (const auto& c : pool)
+    if (c->open + c->queue.size() < kCommsPerSender) {
+      s = c.get();
+      break;
     }
-  });
+  if (s == nullptr) {
+    pool.push_back(std::make_unique<Sender>());
+    s = pool.back().get();
+    s->woken = true;  // takes its queue when it first runs
+    sg4::Actor::create("send", platform_.ctl[std::size_t(n)], [this, s] { run_sender(s); });
+  }
+  s->queue.push_back(out);
+  wake(s);
 }
 
-void Executor::send_group(std::vector<Outgoing> open) {
-  std::vector<sg4::CommPtr> comms;
-  const double sent_at = now();
-  for (const Outgoing& o : open)
-    comms.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
-  while (!comms.empty()) {
-    const auto done = std::size_t(sg4::Comm::wait_any(comms));
-    const Outgoing o = open[done];
-    comms.erase(comms.begin() + long(done));
-    open.erase(open.begin() + long(done));
-    flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
-    recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, sent_at, now());
-    if (o.notify_shards && --*o.flow.slice_left == 0)
-      graph_.delivered(o.in, o.flow.shard, o.flow.slice, [this](const Instance& r) { launch(r); });
-    if (--left_[id(o.in)] == 0) {
-      recorder_.task(o.in, "net", o.t0, now());
-      complete(o.in);
+void Executor::wake(Sender* s) {
+  if (s->woken) return;
+  s->woken = true;
+  // Held here: the sender may replace its sentinel before maestro runs this cancel.
+  const sg4::ExecPtr sentinel = s->sentinel;
+  sentinel->cancel();
+}
+
+void Executor::run_sender(Sender* s) {
+  std::vector<sg4::ActivityPtr> waiting;  // [0]: the sentinel; then the flows in flight
+  std::vector<Outgoing> open;
+  for (;;) {
+    if (s->woken) {  // new flows (posts meanwhile only queue theirs: woken is still set)
+      s->sentinel = sg4::this_actor::exec_async(1e15);
+      if (waiting.empty()) waiting.emplace_back();
+      waiting[0] = s->sentinel;
+      while (!s->queue.empty()) {
+        std::vector<Outgoing> batch;
+        batch.swap(s->queue);
+        for (Outgoing& o : batch) {
+          waiting.push_back(o.flow.dst->put_async(payload(), wire_bytes(o.flow.bytes)));
+          open.push_back(std::move(o));
+        }
+        s->open += batch.size();
+      }
+      s->woken = false;  // from here on, a post cancels the sentinel
     }
+    if (s->stop) return;  // the run is over: every flow has landed
+    std::size_t done = 0;
+    try {
+      done = std::size_t(sg4::Activity::wait_any(waiting));
+    } catch (const simgrid::CancelException&) {
+      continue;  // the sentinel: woken
+    }
+    if (done == 0) continue;  // cannot happen (1e15 flops at 1 flop/s)
+    const Outgoing o = std::move(open[done - 1]);
+    waiting.erase(waiting.begin() + long(done));
+    open.erase(open.begin() + long(done - 1));
+    --s->open;
+    land(o);
+  }
+}
+
+// Once every flow has landed (the run is over): each sender ends.
+void Executor::stop_senders() {
+  for (const auto& pool : senders_)
+    for (const auto& s : pool) {
+      s->stop = true;
+      wake(s.get());
+    }
+}
+
+void Executor::land(const Outgoing& o) {
+  flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
+  recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now());
+  if (o.notify_shards && --*o.flow.slice_left == 0)
+    graph_.delivered(o.in, o.flow.shard, o.flow.slice, [this](const Instance& r) { launch(r); });
+  if (--left_[id(o.in)] == 0) {
+    recorder_.task(o.in, "net", o.t0, now());
+    if (fold_.on() && !fold_.dedicated() && plan_.tasks[o.in.task].pattern == FlowPattern::to_shards)
+      deliver_all(o.in);
+    complete(o.in);
   }
 }
 
