@@ -33,7 +33,7 @@ evals=$(grep -o '"evaluations": [0-9]*' "$work/a.json" | awk '{ s += $2 } END { 
   echo "| analytic | $(printf %.3f "$ana") | |"
   echo
   echo '```'
-  sed '/^$/d' "$work/table.txt"
+  sed '/^$/d; /^wrote /d' "$work/table.txt"
   echo '```'
 } > bench/results/plan.md
 cat bench/results/plan.md
