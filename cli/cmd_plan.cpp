@@ -79,8 +79,6 @@ struct Question {
 };
 
 json answer_json(const Question& q, const Scenario& s, const Answer& a) {
-  json time = json::object();
-  for (std::size_t i = 0; i < kTimeShares; ++i) time[column_name(TimeShare(i))] = a.at.breakdown.s[i];
   return {{"model", s.network.name},
           {"strategy", q.strategy},
           {"reach", to_string(a.reach)},
@@ -91,7 +89,7 @@ json answer_json(const Question& q, const Scenario& s, const Answer& a) {
           {"iteration_s", a.at.iteration_s},
           {"binding_resource", a.binding.resource},
           {"binding_share_of_iteration", a.binding.fraction},
-          {"time_s", time},
+          {"time_s", breakdown_to_json(a.at.breakdown)},
           {"evaluations", a.evaluations},
           {"note", a.note}};
 }
@@ -103,6 +101,106 @@ std::string reach_text(const Answer& a, const std::string& value) {
     case Reach::unreachable: return "not reached";
   }
   return value;
+}
+
+struct Plan {
+  bool by_cost, by_nodes;
+  double target, gbps, images_per_s;
+  int max_nodes;
+  std::vector<double> grid;
+  Prices prices;
+  std::string json_path, engine;
+  std::vector<Scenario> scenarios;
+  std::vector<Question> questions;
+  std::vector<Answer> answers;
+};
+
+// The answers as a table on stdout, and as JSON where asked.
+void print_answers(const Plan& p) {
+  // The table, and the JSON of the same p.answers.
+  const Scenario& s0 = p.scenarios.front();
+  json out = {{"scenario", s0.name},
+              {"scenario_path", s0.path},
+              {"engine", p.engine},
+              {"profile", s0.profile.name},
+              {"gpus_per_node", s0.gpus_per_node},
+              {"batch_per_gpu", s0.batch_per_gpu},
+              {"provenance", provenance_json(s0, p.engine)}};
+  std::vector<std::string> head = {"model", "strategy"};
+  if (p.by_cost) {
+    out["question"] = "cheapest_cluster";
+    out["target_images_per_s"] = p.images_per_s;
+    out["prices"] = {{"file", p.prices.path}, {"currency", p.prices.currency}, {"date", p.prices.date}};
+    head.insert(head.end(), {"NIC Gbit/s", "nodes", "images/s", "efficiency", "cost " + p.prices.currency, "binding resource"});
+  } else if (p.by_nodes) {
+    out["question"] = "max_nodes";
+    out["target_efficiency"] = p.target;
+    out["nic_gbps"] = p.gbps;
+    head.insert(head.end(), {"Gbit/s", "max nodes", "efficiency", "images/s", "binding resource"});
+  } else {
+    out["question"] = "min_bandwidth";
+    out["target_efficiency"] = p.target;
+    out["grid_gbps"] = p.grid;
+    head.insert(head.end(), {"nodes", "min Gbit/s", "efficiency", "images/s", "binding resource"});
+  }
+  Table t(head);
+  json list = json::array();
+  // Cheapest: per model and strategy, the NIC speed whose cluster costs least.
+  std::map<std::pair<std::size_t, std::string>, std::pair<double, std::size_t>> cheapest;
+  for (std::size_t i = 0; i < p.questions.size(); ++i) {
+    const Question& q = p.questions[i];
+    const Answer& a = p.answers[i];
+    const Scenario& s = p.scenarios[q.scenario];
+    json row = answer_json(q, s, a);
+    std::vector<std::string> cells = {s.network.name, q.strategy};
+    if (p.by_cost) {
+      const bool ok = a.reach != Reach::unreachable;
+      const double cost = p.prices.cluster(a.nodes, a.gbps);
+      row["cost"] = ok ? json(cost) : json(nullptr);
+      cells.insert(cells.end(), {fixed(a.gbps, 0), ok ? std::to_string(a.nodes) : "> " + std::to_string(a.nodes),
+                                 fixed(a.at.images_per_s, 1), percent(a.at.efficiency), ok ? fixed(cost, 0) : "-",
+                                 a.binding.resource});
+      auto& best = cheapest[{q.scenario, q.strategy}];
+      if (ok && (best.first == 0 || cost < best.first)) best = {cost, i};
+    } else if (p.by_nodes) {
+      cells.insert(cells.end(), {fixed(a.gbps, 1), a.reach == Reach::unreachable ? "none" : std::to_string(a.nodes),
+                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
+    } else {
+      cells.insert(cells.end(), {std::to_string(a.nodes), reach_text(a, fixed(a.gbps, a.gbps < 10 ? 2 : 1)),
+                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
+    }
+    t.add(cells);
+    list.push_back(row);
+  }
+  out["answers"] = list;
+  std::cout << s0.name << ": engine " << p.engine << ", profile " << s0.profile.name << ", "
+            << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
+  if (p.by_cost) std::cout << "cheapest cluster reaching " << fixed(p.images_per_s, 1) << " images/s at " << p.prices.path << " p.prices (" << p.prices.date << ")\n\n";
+  else if (p.by_nodes) std::cout << "most nodes keeping " << percent(p.target) << " scaling efficiency at " << fixed(p.gbps, 1) << " Gbit/s\n\n";
+  else std::cout << "least NIC bandwidth keeping " << percent(p.target) << " scaling efficiency (p.grid, then bisection to 2%)\n\n";
+  t.print(std::cout);
+  if (p.by_cost) {
+    json best = json::array();
+    std::cout << "\ncheapest per model and strategy:\n";
+    for (const auto& [key, v] : cheapest) {
+      const Answer& a = p.answers[v.second];
+      std::cout << "  " << p.scenarios[key.first].network.name << " " << key.second << ": " << a.nodes << " nodes at "
+                << fixed(a.gbps, 0) << " Gbit/s, " << fixed(v.first, 0) << " " << p.prices.currency << " (limit: "
+                << a.binding.resource << ")\n";
+      best.push_back({{"model", p.scenarios[key.first].network.name}, {"strategy", key.second}, {"nodes", a.nodes},
+                      {"nic_gbps", a.gbps}, {"cost", v.first}});
+    }
+    out["cheapest"] = best;
+  }
+  std::cout << "\nbinding resource: what worker 0's GPU waits for most at the answer (time breakdown), "
+               "or GPU compute when it waits for under 2% of the iteration\n";
+  for (std::size_t i = 0; i < p.answers.size(); ++i)
+    if (!p.answers[i].note.empty()) std::cerr << "possim: warning: " << p.answers[i].note << "\n";
+  if (p.json_path == "-") std::cout << out.dump(2) << "\n";
+  else if (!p.json_path.empty()) {
+    write_file_atomic(p.json_path, out.dump(2) + "\n");
+    std::cout << "wrote " << p.json_path << "\n";
+  }
 }
 
 }  // namespace
@@ -210,90 +308,9 @@ int cmd_plan(const std::vector<std::string>& args) {
   });
   line.finish();
 
-  // The table, and the JSON of the same answers.
-  const Scenario& s0 = scenarios.front();
-  json out = {{"scenario", s0.name},
-              {"scenario_path", s0.path},
-              {"engine", engine->name()},
-              {"profile", s0.profile.name},
-              {"gpus_per_node", s0.gpus_per_node},
-              {"batch_per_gpu", s0.batch_per_gpu},
-              {"provenance", provenance_json(s0, engine->name())}};
-  std::vector<std::string> head = {"model", "strategy"};
-  if (by_cost) {
-    out["question"] = "cheapest_cluster";
-    out["target_images_per_s"] = images_per_s;
-    out["prices"] = {{"file", prices.path}, {"currency", prices.currency}, {"date", prices.date}};
-    head.insert(head.end(), {"NIC Gbit/s", "nodes", "images/s", "efficiency", "cost " + prices.currency, "binding resource"});
-  } else if (by_nodes) {
-    out["question"] = "max_nodes";
-    out["target_efficiency"] = target;
-    out["nic_gbps"] = gbps;
-    head.insert(head.end(), {"Gbit/s", "max nodes", "efficiency", "images/s", "binding resource"});
-  } else {
-    out["question"] = "min_bandwidth";
-    out["target_efficiency"] = target;
-    out["grid_gbps"] = grid;
-    head.insert(head.end(), {"nodes", "min Gbit/s", "efficiency", "images/s", "binding resource"});
-  }
-  Table t(head);
-  json list = json::array();
-  // Cheapest: per model and strategy, the NIC speed whose cluster costs least.
-  std::map<std::pair<std::size_t, std::string>, std::pair<double, std::size_t>> cheapest;
-  for (std::size_t i = 0; i < questions.size(); ++i) {
-    const Question& q = questions[i];
-    const Answer& a = answers[i];
-    const Scenario& s = scenarios[q.scenario];
-    json row = answer_json(q, s, a);
-    std::vector<std::string> cells = {s.network.name, q.strategy};
-    if (by_cost) {
-      const bool ok = a.reach != Reach::unreachable;
-      const double cost = prices.cluster(a.nodes, a.gbps);
-      row["cost"] = ok ? json(cost) : json(nullptr);
-      cells.insert(cells.end(), {fixed(a.gbps, 0), ok ? std::to_string(a.nodes) : "> " + std::to_string(a.nodes),
-                                 fixed(a.at.images_per_s, 1), percent(a.at.efficiency), ok ? fixed(cost, 0) : "-",
-                                 a.binding.resource});
-      auto& best = cheapest[{q.scenario, q.strategy}];
-      if (ok && (best.first == 0 || cost < best.first)) best = {cost, i};
-    } else if (by_nodes) {
-      cells.insert(cells.end(), {fixed(a.gbps, 1), a.reach == Reach::unreachable ? "none" : std::to_string(a.nodes),
-                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
-    } else {
-      cells.insert(cells.end(), {std::to_string(a.nodes), reach_text(a, fixed(a.gbps, a.gbps < 10 ? 2 : 1)),
-                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
-    }
-    t.add(cells);
-    list.push_back(row);
-  }
-  out["answers"] = list;
-  std::cout << s0.name << ": engine " << engine->name() << ", profile " << s0.profile.name << ", "
-            << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
-  if (by_cost) std::cout << "cheapest cluster reaching " << fixed(images_per_s, 1) << " images/s at " << prices.path << " prices (" << prices.date << ")\n\n";
-  else if (by_nodes) std::cout << "most nodes keeping " << percent(target) << " scaling efficiency at " << fixed(gbps, 1) << " Gbit/s\n\n";
-  else std::cout << "least NIC bandwidth keeping " << percent(target) << " scaling efficiency (grid, then bisection to 2%)\n\n";
-  t.print(std::cout);
-  if (by_cost) {
-    json best = json::array();
-    std::cout << "\ncheapest per model and strategy:\n";
-    for (const auto& [key, v] : cheapest) {
-      const Answer& a = answers[v.second];
-      std::cout << "  " << scenarios[key.first].network.name << " " << key.second << ": " << a.nodes << " nodes at "
-                << fixed(a.gbps, 0) << " Gbit/s, " << fixed(v.first, 0) << " " << prices.currency << " (limit: "
-                << a.binding.resource << ")\n";
-      best.push_back({{"model", scenarios[key.first].network.name}, {"strategy", key.second}, {"nodes", a.nodes},
-                      {"nic_gbps", a.gbps}, {"cost", v.first}});
-    }
-    out["cheapest"] = best;
-  }
-  std::cout << "\nbinding resource: what worker 0's GPU waits for most at the answer (time breakdown), "
-               "or GPU compute when it waits for under 2% of the iteration\n";
-  for (std::size_t i = 0; i < answers.size(); ++i)
-    if (!answers[i].note.empty()) std::cerr << "possim: warning: " << answers[i].note << "\n";
-  if (json_path == "-") std::cout << out.dump(2) << "\n";
-  else if (!json_path.empty()) {
-    write_file_atomic(json_path, out.dump(2) + "\n");
-    std::cout << "wrote " << json_path << "\n";
-  }
+  Plan plan{by_cost, by_nodes, target, gbps, images_per_s, max_nodes_limit, grid, prices, json_path,
+            engine->name(), std::move(scenarios), std::move(questions), std::move(answers)};
+  print_answers(plan);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "model/planning/capacity.hpp"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -23,6 +24,18 @@ const std::vector<double>& default_bandwidth_grid() {
 namespace {
 
 constexpr double kWorthDoubling = 1.1;  // throughput gain below which more nodes do not pay
+
+// The points a search has asked for, by the value it searches over, and how many.
+template <class Key>
+struct Probe {
+  std::function<Result(Key)> eval;
+  std::map<Key, Result> seen;
+  int evaluations = 0;
+  const Result& operator()(Key k) {
+    ++evaluations;
+    return seen[k] = eval(k);
+  }
+};
 
 Answer answer(Reach reach, int nodes, double gbps, Result r, int evaluations) {
   Answer a;
@@ -65,15 +78,10 @@ int last_holding(int max, Holds holds, bool& none) {
 Answer min_bandwidth(const Evaluate& eval, int nodes, const std::vector<double>& grid, double target,
                      double relative_tolerance) {
   if (grid.empty()) throw std::invalid_argument("min_bandwidth: empty grid");
-  int evaluations = 0;
-  std::map<double, Result> seen;
-  const auto passes = [&](double gbps) {
-    ++evaluations;
-    Result r = eval(nodes, gbps);
-    const bool ok = r.efficiency >= target;
-    seen[gbps] = std::move(r);
-    return ok;
-  };
+  Probe<double> probe{[&](double gbps) { return eval(nodes, gbps); }};
+  const auto passes = [&](double gbps) { return probe(gbps).efficiency >= target; };
+  const auto& seen = probe.seen;
+  const int& evaluations = probe.evaluations;
   // The first grid point that reaches the target, by binary search over the grid
   // (efficiency does not fall as bandwidth grows).
   int lo = -1, hi = int(grid.size());
@@ -122,32 +130,17 @@ Answer min_bandwidth(const Evaluate& eval, int nodes, const std::vector<double>&
 }
 
 Answer max_nodes(const Evaluate& eval, double gbps, int max, double target) {
-  int evaluations = 0;
-  std::map<int, Result> seen;
-  const auto holds = [&](int n) {
-    ++evaluations;
-    Result r = eval(n, gbps);
-    const bool ok = r.efficiency >= target;
-    seen[n] = std::move(r);
-    return ok;
-  };
+  Probe<int> probe{[&](int n) { return eval(n, gbps); }};
   bool none = false;
-  const int n = last_holding(max, holds, none);
-  Result r = seen.at(n);
-  Reach reach = none ? Reach::unreachable : Reach::reached;
-  return answer(reach, n, gbps, std::move(r), evaluations);
+  const int n = last_holding(max, [&](int m) { return probe(m).efficiency >= target; }, none);
+  return answer(none ? Reach::unreachable : Reach::reached, n, gbps, probe.seen.at(n), probe.evaluations);
 }
 
 Answer min_nodes_for_throughput(const Evaluate& eval, double gbps, int max, double images_per_s) {
-  int evaluations = 0;
-  std::map<int, Result> seen;
-  const auto reaches = [&](int n) {
-    ++evaluations;
-    Result r = eval(n, gbps);
-    const bool ok = r.images_per_s >= images_per_s;
-    seen[n] = std::move(r);
-    return ok;
-  };
+  Probe<int> probe{[&](int n) { return eval(n, gbps); }};
+  const auto reaches = [&](int n) { return probe(n).images_per_s >= images_per_s; };
+  const auto& seen = probe.seen;
+  const int& evaluations = probe.evaluations;
   if (reaches(1)) return answer(Reach::below_grid, 1, gbps, seen.at(1), evaluations);
   // Doubling until a count reaches the throughput, or doubling stops paying.
   int shortfall = 1, enough = -1;

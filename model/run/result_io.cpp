@@ -7,14 +7,13 @@
 
 namespace possim {
 
-namespace {
-
-// {"compute_s": ..., "exposed_network_s": ..., ...}: the shares in TimeShare order.
 nlohmann::json breakdown_to_json(const Breakdown& b) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < kTimeShares; ++i) j[column_name(TimeShare(i))] = b.s[i];
   return j;
 }
+
+namespace {
 
 Breakdown breakdown_from_json(const nlohmann::json& j) {
   Breakdown b;

@@ -10,6 +10,8 @@
 namespace possim {
 
 // with_timeline: include the timeline events (for passing a Result between processes).
+// {"compute_s": ..., "exposed_network_s": ..., ...}: the shares in TimeShare order.
+nlohmann::json breakdown_to_json(const Breakdown& b);
 nlohmann::json result_to_json(const Result& r, bool with_timeline = false);
 // Inverse of result_to_json (what a forked simulation sends back). Throws on bad input.
 Result result_from_json(const nlohmann::json& j);
