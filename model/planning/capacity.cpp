@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace possim {
 
@@ -28,6 +29,7 @@ constexpr double kWorthDoubling = 1.1;  // throughput gain below which more node
 // The points a search has asked for, by the value it searches over, and how many.
 template <class Key>
 struct Probe {
+  explicit Probe(std::function<Result(Key)> f) : eval(std::move(f)) {}
   std::function<Result(Key)> eval;
   std::map<Key, Result> seen;
   int evaluations = 0;

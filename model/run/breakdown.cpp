@@ -70,7 +70,6 @@ CriticalPath::CriticalPath(const SyncPlan& plan, std::size_t instances, int iter
       last_(std::size_t(std::max(1, iterations)), InstanceTiming::kNone) {}
 
 void CriticalPath::finished(std::size_t i, int t, double end_s) {
-  timing_[i].recorded = true;
   if (last_[std::size_t(t)] == InstanceTiming::kNone || end_s >= end_[std::size_t(t)]) {
     end_[std::size_t(t)] = end_s;
     last_[std::size_t(t)] = std::int64_t(i);

@@ -70,7 +70,6 @@ struct InstanceTiming {
   std::int64_t queued_behind = kNone;  // the instance its resource ran before it, if it waited
   std::uint32_t task = 0;
   float slowdown = 1;                  // GPU: the straggler factor it ran under
-  bool recorded = false;               // the instance ran
 };
 
 class CriticalPath {
