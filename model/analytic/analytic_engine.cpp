@@ -137,11 +137,15 @@ std::pair<double, double> instance_cost(const SyncPlan& plan, const Prepared& p,
 }
 
 struct Schedule {
-  std::size_t n = 0;
-  std::vector<double> ready, start, finish;
-  // What held each instance back (model/run/breakdown.hpp): the dependency that finished
-  // last, and the instance that held its resource when it had to wait for it.
-  std::vector<std::int64_t> released_by, queued_behind;
+  Schedule(const SyncPlan& plan, int k)
+      : n(plan.tasks.size()),
+        start(n * std::size_t(k), 0.0),
+        finish(n * std::size_t(k), 0.0),
+        path(plan, n * std::size_t(k), k) {}
+  std::size_t n;
+  std::vector<double> start, finish;
+  // Per instance, what held it back (model/run/breakdown.hpp): written as it is scheduled.
+  CriticalPath path;
   std::size_t id(int t, std::size_t i) const { return std::size_t(t) * n + i; }
 };
 
@@ -149,16 +153,8 @@ struct Schedule {
 // ties go to the instance that became ready first.
 Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {
   const int k = int(inputs.size());
-  Schedule s;
-  s.n = plan.tasks.size();
-  const std::size_t total = s.n * std::size_t(k);
-  std::vector<int> pending(total);
-  std::vector<double>& ready = s.ready;
-  ready.assign(total, 0.0);
-  s.start.assign(total, 0.0);
-  s.finish.assign(total, 0.0);
-  s.released_by.assign(total, InstanceTiming::kNone);
-  s.queued_behind.assign(total, InstanceTiming::kNone);
+  Schedule s(plan, k);
+  std::vector<int> pending(s.start.size());
   using Item = std::tuple<double, int, std::uint32_t>;  // ready time, iteration, task
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
   for (int t = 0; t < k; ++t)
@@ -176,51 +172,39 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
     const auto [r, t, i] = heap.top();
     heap.pop();
     const std::size_t me = s.id(t, i);
+    InstanceTiming& x = s.path.at(me);
     const auto [dur, hold] = instance_cost(plan, p, i, inputs[std::size_t(t)]);
     double start = r;
     for (int res : p.held[i].res)
       if (res >= 0 && free_at[std::size_t(res)] > start) {
         start = free_at[std::size_t(res)];
-        s.queued_behind[me] = holder[std::size_t(res)];
+        x.queued_behind = holder[std::size_t(res)];
       }
     for (int res : p.held[i].res)
       if (res >= 0) {
         free_at[std::size_t(res)] = start + hold;
         holder[std::size_t(res)] = std::int64_t(me);
       }
-    s.start[me] = start;
+    s.start[me] = x.start_s = start;
     s.finish[me] = start + dur;
+    x.task = std::uint32_t(i);
+    const bool gpu = plan.tasks[i].resource == Resource::gpu;
+    x.slowdown = gpu ? float(inputs[std::size_t(t)].slowdown) : 1.0f;
+    s.path.finished(me, t, start + dur);
+    if (gpu) s.path.gpu_busy(me, start, start + dur);
     for (const Dep& d : p.dependents[i]) {
       const int u = t + int(d.lag);
       if (u >= k) continue;
       const std::size_t j = s.id(u, d.task);
-      if (start + dur >= ready[j]) {
-        ready[j] = start + dur;
-        s.released_by[j] = std::int64_t(me);
+      InstanceTiming& y = s.path.at(j);
+      if (start + dur >= y.ready_s) {
+        y.ready_s = start + dur;
+        y.released_by = std::int64_t(me);
       }
-      if (--pending[j] == 0) heap.emplace(ready[j], u, d.task);
+      if (--pending[j] == 0) heap.emplace(y.ready_s, u, d.task);
     }
   }
   return s;
-}
-
-CriticalPath critical_path(const SyncPlan& plan, const Schedule& s, const std::vector<IterationInput>& inputs) {
-  const int k = int(inputs.size());
-  CriticalPath path(plan, s.n * std::size_t(k), k);
-  for (int t = 0; t < k; ++t)
-    for (std::size_t i = 0; i < s.n; ++i) {
-      const std::size_t me = s.id(t, i);
-      InstanceTiming& x = path.at(me);
-      x.ready_s = s.ready[me];
-      x.start_s = s.start[me];
-      x.released_by = s.released_by[me];
-      x.queued_behind = s.queued_behind[me];
-      x.task = std::uint32_t(i);
-      x.slowdown = plan.tasks[i].resource == Resource::gpu ? float(inputs[std::size_t(t)].slowdown) : 1.0f;
-      path.finished(me, t, s.finish[me]);
-      if (plan.tasks[i].resource == Resource::gpu) path.gpu_busy(me, s.start[me], s.finish[me]);
-    }
-  return path;
 }
 
 std::vector<int> identity_sources(int k) {
@@ -286,7 +270,7 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   fill_layer_rows(plan, res, [&](std::size_t i) {
     return std::make_pair(s.start[s.id(k - 1, i)], s.finish[s.id(k - 1, i)]);
   });
-  fill_breakdown(plan, critical_path(plan, s, inputs), identity_sources(k), res);
+  fill_breakdown(plan, s.path, identity_sources(k), res);
   if (opt.timeline) add_timeline(plan, p, s, k, res);
   return res;
 }
