@@ -2,17 +2,19 @@
 # Fuzzing benchmark: 1,000,000 inputs for each parser's fuzz target, from the committed seeds
 # alone (a fresh work folder), then a markdown table: target, inputs, wall s, exec/s,
 # findings, corpus size. bench/results/fuzz.md records a run.
-#   bench/fuzz.sh [RUNS]   (default 1000000)
+#   bench/fuzz.sh [RUNS [TARGET...]]   (default 1000000; all four targets)
 # Findings do not stop a target (fuzz/run.sh --keep-going: libFuzzer's fork mode, which
 # restarts the batch a finding ended); each is replayed and grouped by what it does. The
 # inputs and stacks are in build-fuzz/bench/findings/. Exit status 1 when any target has one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-1000000}
+shift || true
 export FUZZ_WORK=${FUZZ_BUILD_DIR:-build-fuzz}/bench
 rm -rf "$FUZZ_WORK"
 
-targets=(scenario profile layer measurements)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements)
 fuzz/run.sh --keep-going --runs "$RUNS" "${targets[@]}"
 status=$?
 

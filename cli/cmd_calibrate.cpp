@@ -14,7 +14,7 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/exchange/exchange.hpp"
-#include "calibrate/exchange/netns.hpp"
+#include "net/netns.hpp"
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "calibrate/measurements.hpp"
@@ -243,7 +243,7 @@ int cmd_exchange(const std::vector<std::string>& args) {
   } else {
     try {
       r = ex::run_local_exchange(opt);
-    } catch (const ex::NetnsError& e) {
+    } catch (const net::NetnsError& e) {
       std::cerr << "possim calibrate exchange: " << e.what() << '\n';
       return 1;
     }

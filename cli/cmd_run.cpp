@@ -157,7 +157,9 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce));
+  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live);
+  // A live run occupies the whole machine (its processes, its links): one point at a time.
+  if (engine->name() == std::string("live")) jobs = 1;
   // One folder per engine: an analytic run does not overwrite a SimGrid one.
   if (out_dir.empty()) out_dir = "results/" + s.name + "/" + engine->name();
   if (jobs < 1 || jobs > kMaxJobs)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/input/scenario.hpp"
 #include "model/run/engine.hpp"
 
 namespace possim::cli {
@@ -24,8 +25,9 @@ int cmd_plan(const std::vector<std::string>& args);
 // all_iterations: SimGrid simulates every iteration, even those that provably repeat.
 // reduce: SimGrid folds symmetric clusters onto one worker: "auto" (from 32 nodes, where
 // exact), "off" (--no-reduce) or "on" (--reduce; an input error where not exact).
+// live: the scenario's live settings (network scale, links); required for "live".
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false,
-                                    const std::string& reduce = "auto");
+                                    const std::string& reduce = "auto", const LiveSettings* live = nullptr);
 std::string default_engine();
 std::string engine_names();
 

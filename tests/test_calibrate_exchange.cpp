@@ -15,14 +15,15 @@
 #include <thread>
 
 #include "calibrate/exchange/exchange.hpp"
-#include "calibrate/exchange/netns.hpp"
-#include "calibrate/exchange/wire.hpp"
+#include "net/netns.hpp"
+#include "net/wire.hpp"
 #include "calibrate/profile_json.hpp"
 #include "model/input/error.hpp"
 #include "run_possim.hpp"
 
 using namespace possim;
 using namespace possim::calibrate::exchange;
+using namespace possim::net;
 namespace fs = std::filesystem;
 using Approx = Catch::Detail::Approx;
 

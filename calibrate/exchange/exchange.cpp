@@ -14,13 +14,14 @@
 #include <thread>
 #include <tuple>
 
-#include "calibrate/exchange/netns.hpp"
+#include "net/netns.hpp"
 #include "calibrate/exchange/node.hpp"
-#include "calibrate/exchange/wire.hpp"
+#include "net/wire.hpp"
 #include "calibrate/timing.hpp"
 #include "model/input/error.hpp"
 
 namespace possim::calibrate::exchange {
+using namespace possim::net;  // the transport (net/)
 
 namespace {
 

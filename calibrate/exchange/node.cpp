@@ -18,9 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "calibrate/exchange/wire.hpp"
+#include "net/wire.hpp"
 
 namespace possim::calibrate::exchange {
+using namespace possim::net;  // the transport (net/)
 
 namespace {
 

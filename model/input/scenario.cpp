@@ -348,7 +348,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   if (!j.is_object()) r.fail("", "the top level is " + describe(j), "a JSON object");
   r.object(j, "",
            {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
-            "strategy_options", "profile", "stacks", "iterations", "seed"});
+            "strategy_options", "profile", "stacks", "iterations", "seed", "live"});
 
   Scenario s;
   s.path = where;
@@ -379,6 +379,14 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
     if (!v.is_number_unsigned())
       r.fail("seed", describe(v) + " is not a non-negative integer", "an integer in [0, 2^64)");
     s.seed = v.get<std::uint64_t>();
+  }
+  if (j.contains("live")) {
+    const json& v = j["live"];
+    r.object(v, "live", {"network_scale", "links"});
+    if (v.contains("network_scale"))
+      s.live.network_scale = r.number(v["network_scale"], "live.network_scale", 1, 1e6,
+                                      "a factor in [1, 1e6] dividing network bytes and NIC rates");
+    if (v.contains("links")) s.live.netns = r.choice(v["links"], "live.links", {"netns", "loopback"}) == "netns";
   }
   cross_check(r, s);
   // Files last, so that a scenario's own mistakes are reported before its references'.

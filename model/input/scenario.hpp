@@ -25,6 +25,14 @@ struct StrategyOptions {
   StragglerModel stragglers;
 };
 
+// How the live engine (live/) runs this scenario on one machine.
+struct LiveSettings {
+  // Network bytes and NIC rates divided by this (model/plan/network_scale.hpp), where the
+  // machine cannot carry the scenario's rate: transfer times stay those of the scenario.
+  double network_scale = 1;
+  bool netns = true;  // shaped network namespaces; false: loopback, unshaped
+};
+
 struct Scenario {
   std::string path;          // where it was read from
   std::string sha256;        // of the JSON text it was parsed from
@@ -52,6 +60,7 @@ struct Scenario {
   const Profile& profile_for(const std::string& strategy) const;
   int iterations = 5;
   std::uint64_t seed = 1;
+  LiveSettings live;
 
   // The cluster of one sweep point.
   Cluster cluster(int nodes, double nic_gbps) const;

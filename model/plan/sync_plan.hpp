@@ -158,6 +158,9 @@ struct SyncPlan {
   // Per-iteration, per-worker compute slowdowns and drops, drawn from the scenario's seed
   // when the plan is written: every engine runs the same disturbances.
   StragglerTable stragglers;
+  // Network bytes and the NIC rate are 1/network_scale of the scenario's
+  // (model/plan/network_scale.hpp); 1 for a plan as a strategy writes it.
+  double network_scale = 1;
 
   // Stragglers that no engine can tell from none: every factor 1, nobody dropped.
   bool undisturbed() const;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,8 @@ namespace {
 std::mutex mutex;
 std::set<pid_t> tracked;
 std::atomic<bool> stop_begun{false};
+std::map<int, std::function<void()>> cleanups;
+int next_cleanup = 0;
 
 }  // namespace
 
@@ -60,6 +63,19 @@ void stop_all() {
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
   tracked.clear();
+  for (auto& [handle, f] : cleanups) f();
+  cleanups.clear();
+}
+
+int on_stop(std::function<void()> f) {
+  const std::lock_guard<std::mutex> lock(mutex);
+  cleanups[next_cleanup] = std::move(f);
+  return next_cleanup++;
+}
+
+void forget_on_stop(int handle) {
+  const std::lock_guard<std::mutex> lock(mutex);
+  cleanups.erase(handle);
 }
 
 bool stopping() { return stop_begun; }

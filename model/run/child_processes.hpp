@@ -5,6 +5,8 @@
 #pragma once
 #include <sys/types.h>
 
+#include <functional>
+
 namespace possim::child_processes {
 
 // fork(), with the child tracked until forget(). In the child, SIGINT and SIGTERM are
@@ -20,6 +22,11 @@ void kill_running();
 // SIGKILL every tracked child and wait until each is gone; spawn() fails from now on.
 // Called once, by the interrupt watcher.
 void stop_all();
+
+// Work stop_all() does once the children are gone (a live run deletes the network
+// namespaces it made); the handle is for forget_on_stop().
+int on_stop(std::function<void()> f);
+void forget_on_stop(int handle);
 
 // stop_all() has begun: the process is about to exit on an interrupt, and whatever
 // failed because its child was killed should wait for that instead of reporting it.

@@ -1,11 +1,12 @@
-// TCP plumbing for the live exchange: owned file descriptors, whole-buffer send/receive,
-// 16-byte frame headers (big-endian on the wire), JSON control messages.
+// TCP plumbing shared by the live exchange (calibrate/exchange/) and the live engine (live/):
+// owned file descriptors, whole-buffer send/receive, 16-byte frame headers (big-endian on
+// the wire), JSON control messages.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace possim::calibrate::exchange {
+namespace possim::net {
 
 class Fd {
  public:
@@ -69,4 +70,4 @@ void set_timeouts(int fd, double timeout_s);
 // Address this end of a connected socket uses (IPv4 dotted quad).
 std::string local_address(int fd);
 
-}  // namespace possim::calibrate::exchange
+}  // namespace possim::net

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace possim::calibrate::exchange {
+namespace possim::net {
 
 // Namespaces or links could not be set up; what() says which command failed and why.
 class NetnsError : public std::runtime_error {
@@ -45,6 +45,9 @@ class NetnsCluster {
   void enter(int i) const;
   // Delete possim namespaces whose creating process is gone; returns how many.
   static int cleanup_stale();
+  // Delete every namespace this process made (for an interrupt handler, which cannot
+  // reach the clusters' destructors); returns how many.
+  static int cleanup_own();
 
  private:
   void run(const std::vector<std::string>& argv);
@@ -61,4 +64,4 @@ class NetnsCluster {
 // Run argv (no shell); returns the exit status and fills `output` with stdout+stderr.
 int run_command(const std::vector<std::string>& argv, std::string& output);
 
-}  // namespace possim::calibrate::exchange
+}  // namespace possim::net

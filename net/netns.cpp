@@ -1,4 +1,4 @@
-#include "calibrate/exchange/netns.hpp"
+#include "net/netns.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace possim::calibrate::exchange {
+namespace possim::net {
 
 namespace {
 
@@ -97,7 +97,7 @@ NetnsCluster::NetnsCluster(const NetnsOptions& opt) : opt_(opt) {
     run({"ip", "-n", switch_ns_, "link", "add", "br0", "type", "bridge"});
     run({"ip", "-n", switch_ns_, "link", "set", "br0", "up"});
     const std::string burst = std::to_string(long(std::lround(burst_)));
-    const std::string latency = std::to_string(long(std::lround(opt_.queue_latency_ms))) + "ms";
+    const std::string latency = std::to_string(long(std::lround(opt_.queue_latency_ms * 1000))) + "us";
     const std::string mtu = std::to_string(opt_.mtu);
     for (int i = 0; i < opt_.nodes; ++i) {
       const std::string ns = base + "-n" + std::to_string(i);
@@ -152,6 +152,22 @@ void NetnsCluster::enter(int i) const {
   if (rc < 0) throw NetnsError("setns " + path + ": " + std::strerror(err));
 }
 
+int NetnsCluster::cleanup_own() {
+  int removed = 0;
+  const std::string mine = std::string(kPrefix) + std::to_string(::getpid()) + "-";
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator("/var/run/netns", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(mine, 0) == 0) names.push_back(name);
+  }
+  for (const std::string& name : names) {
+    std::string out;
+    if (run_command({"ip", "netns", "del", name}, out) == 0) ++removed;
+  }
+  return removed;
+}
+
 int NetnsCluster::cleanup_stale() {
   int removed = 0;
   std::error_code ec;
@@ -172,4 +188,4 @@ int NetnsCluster::cleanup_stale() {
   return removed;
 }
 
-}  // namespace possim::calibrate::exchange
+}  // namespace possim::net

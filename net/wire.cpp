@@ -1,4 +1,4 @@
-#include "calibrate/exchange/wire.hpp"
+#include "net/wire.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace possim::calibrate::exchange {
+namespace possim::net {
 
 namespace {
 
@@ -226,4 +226,4 @@ std::string local_address(int fd) {
   return buf;
 }
 
-}  // namespace possim::calibrate::exchange
+}  // namespace possim::net

@@ -1,0 +1,64 @@
+// Emulated resources of a live run: what this machine does not have (GPUs, PCIe links, a
+// GPU-to-GPU path, the servers' apply work at the profile's rate) occupies wall-clock
+// time exactly as the simulator's model of it would, so that the only thing a live run
+// adds to the simulation is the network, which is real.
+//
+// An EmulatedResource serves jobs of `amount` units at `rate` units per second, each after a fixed
+// `delay_s` (a link's latency), by processor sharing (every job in service progresses at
+// rate / n, as a SimGrid host or link shares itself) or first in, first out (a GPU's
+// compute stream). It sleeps on a condition variable until the next completion: no core
+// is spun, so the emulation leaves the CPUs to the real network stack.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace possim::live {
+
+using Clock = std::chrono::steady_clock;
+
+class EmulatedResource {
+ public:
+  enum class Discipline { sharing, fifo };
+  // Called from the resource's thread when a job is done, with its start (when it began
+  // to be served, after the delay and any queue) and end, in seconds on Clock.
+  using Done = std::function<void(double start_s, double end_s)>;
+
+  EmulatedResource(std::string name, double rate, Discipline d);
+  ~EmulatedResource();  // stops the thread; jobs not done are dropped
+  EmulatedResource(const EmulatedResource&) = delete;
+  EmulatedResource& operator=(const EmulatedResource&) = delete;
+
+  void submit(double amount, double delay_s, Done done);
+  const std::string& name() const { return name_; }
+
+ private:
+  struct Job {
+    double left;
+    Clock::time_point eligible;  // after its delay
+    double start_s = -1;
+    Done done;
+  };
+  void loop();
+
+  std::string name_;
+  double rate_;
+  Discipline discipline_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::list<Job> jobs_;  // submission order
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// Seconds since the clock's epoch (a process-independent steady clock: CLOCK_MONOTONIC,
+// shared by every process and network namespace of this machine).
+double now_s();
+
+}  // namespace possim::live

@@ -1,0 +1,44 @@
+// Runs a plan live on this machine: one process per node (fork), each in a network
+// namespace of its own joined to the others by veth links into a bridge, every link shaped
+// with tc to the plan's NIC rate (net/netns.hpp); or, unshaped, over loopback. This
+// process coordinates: it hands out the roster, starts the run, follows each node's
+// iterations, and collects what each recorded.
+//
+// Failures end the run, never hang it: a node that dies (killed, crashed) is seen at once
+// by its control socket closing and named with the iteration it was in; a node that stops
+// making progress is named after `stall_timeout_s`. Every child is killed and every
+// namespace deleted on every path out, and on SIGINT/SIGTERM (model/run/child_processes).
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/plan/sync_plan.hpp"
+
+namespace possim::live {
+
+struct LaunchOptions {
+  bool netns = true;            // shaped namespaces (needs root); false: loopback, unshaped
+  int mtu = 1500;
+  // How long a packet may wait in a link's shaper (tc tbf latency): the switch buffer, in
+  // time. Shallow, as in a datacenter switch (2 ms is 2.5 MB at 10 Gbit/s): a deep one
+  // would add its whole depth to every small message behind a busy link.
+  double queue_ms = 2;
+  double stall_timeout_s = 30;  // no message from any node for this long ends the run
+  double connect_timeout_s = 30;
+  std::function<void(const std::string&)> progress;
+};
+
+struct LiveRun {
+  double go_s = 0;                      // when the nodes were told to start (live/emulated.hpp clock)
+  std::vector<nlohmann::json> reports;  // per node: its "finished" message
+  std::vector<std::string> tc_commands; // what shaped the links (netns)
+  double link_rate_gbit = 0;            // the shaped rate of every link; 0: loopback
+  double wall_s = 0;
+};
+
+// Throws std::runtime_error naming the node and iteration on any failure.
+LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt);
+
+}  // namespace possim::live

@@ -1,0 +1,143 @@
+#include "live/live_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/input/error.hpp"
+#include "model/plan/instance_graph.hpp"
+#include "model/plan/network_scale.hpp"
+
+namespace possim::live {
+
+namespace {
+
+std::string track_of(const SyncPlan& plan, const Instance& in) {
+  const Task& task = plan.tasks[in.task];
+  switch (task.scope) {
+    case Scope::cluster: return "barriers";
+    case Scope::shard:
+      return "shard " + std::to_string(plan.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)].shard) + " CPU";
+    case Scope::worker: break;
+  }
+  const std::string w = "worker " + std::to_string(in.who) + " ";
+  switch (task.resource) {
+    case Resource::gpu: return w + "GPU";
+    case Resource::pcie_d2h:
+    case Resource::pcie_h2d: return w + "PCIe";
+    case Resource::intra_node: return w + "GPU-GPU";
+    default: return w + "net";
+  }
+}
+
+}  // namespace
+
+Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
+  const int nodes = plan.cluster.total_nodes();
+  if (nodes > kMaxLocalNodes)
+    throw InputError("cluster", "", std::to_string(nodes) + " nodes is more than a local live run can host",
+                     "at most " + std::to_string(kMaxLocalNodes) + " nodes with --engine live");
+  const SyncPlan scaled = scale_network(plan, opt_.network_scale);
+  const LiveRun run = run_local(scaled, opt_.launch);
+
+  const InstanceGraph graph(scaled);
+  const int k = graph.iterations();
+  std::vector<Instance> of(graph.size());
+  for (int t = 0; t < k; ++t)
+    for (std::uint32_t task = 0; task < scaled.tasks.size(); ++task)
+      for (int who = 0; who < graph.instances_of(task); ++who) of[graph.index(Instance{t, task, who})] = Instance{t, task, who};
+
+  // Every instance's record, from the node that ran it (cluster replicas: node 0's).
+  std::vector<char> seen(graph.size(), 0);
+  std::vector<double> start(graph.size(), 0), end(graph.size(), 0);
+  CriticalPath path(scaled, graph.size(), k);
+  std::vector<double> ends(std::size_t(k), 0);
+  for (const auto& rep : run.reports)
+    for (const auto& r : rep.at("records")) {
+      const std::size_t i = r.at(0).get<std::size_t>();
+      if (i >= graph.size() || seen[i]) continue;
+      seen[i] = 1;
+      InstanceTiming& x = path.at(i);
+      x.ready_s = r.at(1).get<double>() - run.go_s;
+      x.start_s = start[i] = r.at(2).get<double>() - run.go_s;
+      end[i] = r.at(3).get<double>() - run.go_s;
+      x.released_by = r.at(4).get<std::int64_t>();
+      x.queued_behind = r.at(5).get<std::int64_t>();
+      x.task = of[i].task;
+      x.slowdown = r.at(6).get<float>();
+      path.finished(i, of[i].t, end[i]);
+      ends[std::size_t(of[i].t)] = std::max(ends[std::size_t(of[i].t)], end[i]);
+    }
+  const std::size_t missing = std::size_t(std::count(seen.begin(), seen.end(), 0));
+  if (missing > 0)
+    throw std::runtime_error("live run: " + std::to_string(missing) + " task instances reported no timing");
+  std::vector<std::array<double, 3>> busy;
+  for (const auto& b : run.reports.front().at("gpu0_busy"))
+    busy.push_back({b.at(0).get<double>(), b.at(1).get<double>() - run.go_s, b.at(2).get<double>() - run.go_s});
+  std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a[1] < b[1]; });
+  double busy_s = 0;
+  for (const auto& b : busy) {
+    path.gpu_busy(std::size_t(b[0]), b[1], b[2]);
+    busy_s += b[2] - b[1];
+  }
+
+  // Each iteration ends when its last instance does; iterations are serial in time only
+  // as far as the plan makes them (SSP lets them overlap), as in the other engines.
+  for (int t = 1; t < k; ++t) ends[std::size_t(t)] = std::max(ends[std::size_t(t)], ends[std::size_t(t - 1)]);
+  Result r = begin_result(plan, "live", ends);
+  r.simulated_iterations = k;
+  r.gpu_busy_s = busy_s / k;  // worker 0's leader GPU
+  r.gpu_stall_s = std::max(0.0, r.iteration_s - r.gpu_busy_s);
+  fill_layer_rows(plan, r, [&](std::size_t task) {
+    const std::size_t i = graph.index(Instance{k - 1, std::uint32_t(task), 0});
+    return std::make_pair(start[i], end[i]);
+  });
+  std::vector<int> source;
+  for (int t = 0; t < k; ++t) source.push_back(t);
+  fill_breakdown(scaled, path, source, r);
+
+  // Bytes each node's sockets carried, per iteration of the frames, at the scenario's scale.
+  double sent_sum = 0, received_sum = 0;
+  const double run_s = ends.back();
+  for (int n = 0; n < nodes; ++n) {
+    const auto& rep = run.reports[std::size_t(n)];
+    double s = 0, rcv = 0;
+    for (const auto& v : rep.at("sent")) s += v.get<double>();
+    for (const auto& v : rep.at("received")) rcv += v.get<double>();
+    s *= opt_.network_scale / k;
+    rcv *= opt_.network_scale / k;
+    r.sent_bytes_max = std::max(r.sent_bytes_max, s);
+    r.received_bytes_max = std::max(r.received_bytes_max, rcv);
+    sent_sum += s;
+    received_sum += rcv;
+    const double capacity = run.link_rate_gbit * 1e9 / 8 * opt_.network_scale;  // scenario bytes/s
+    for (int dir = 0; dir < 2; ++dir) {
+      LinkUse u;
+      u.link = "nic-" + std::to_string(n) + (dir == 0 ? " tx" : " rx");
+      u.bytes_per_iteration = dir == 0 ? s : rcv;
+      u.mean_utilization = capacity > 0 && run_s > 0 ? u.bytes_per_iteration * k / (run_s * capacity) : 0;
+      r.links.push_back(u);
+    }
+  }
+  r.sent_bytes_mean = sent_sum / nodes;
+  r.received_bytes_mean = received_sum / nodes;
+
+  if (ropt.timeline)
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+      const Instance& in = of[i];
+      if (plan.tasks[in.task].scope == Scope::worker && !ropt.trace_workers.contains(in.who)) continue;
+      const Task& task = plan.tasks[in.task];
+      TimelineEvent e;
+      e.track = track_of(plan, in);
+      e.name = task.label + (task.layer >= 0 ? " " + plan.layers[std::size_t(task.layer)].name : "");
+      e.category = to_string(task.resource);
+      e.start_s = start[i];
+      e.duration_s = std::max(0.0, end[i] - start[i]);
+      e.iteration = in.t;
+      e.layer = task.layer;
+      e.worker = task.scope == Scope::worker ? in.who : -1;
+      r.timeline.push_back(e);
+    }
+  return r;
+}
+
+}  // namespace possim::live

@@ -1,0 +1,30 @@
+// The live engine: runs a plan for real (live/launch_local.hpp) and reports what happened
+// in the same Result as the analytic and SimGrid engines. Iteration times, the time
+// breakdown and the per-layer sync windows come from the timestamps the node processes
+// recorded; bytes per node from what their sockets carried, times the network scale (so
+// that they are the scenario's bytes).
+#pragma once
+#include "live/launch_local.hpp"
+#include "model/run/engine.hpp"
+
+namespace possim::live {
+
+struct LiveOptions {
+  double network_scale = 1;  // model/plan/network_scale.hpp
+  LaunchOptions launch;
+};
+
+class LiveEngine : public Engine {
+ public:
+  explicit LiveEngine(LiveOptions opt = {}) : opt_(std::move(opt)) {}
+  const char* name() const override { return "live"; }
+  Result run(const SyncPlan& plan, const RunOptions& opt) const override;
+
+  // Nodes a local live run may have: each is a process with a thread per connection.
+  static constexpr int kMaxLocalNodes = 64;
+
+ private:
+  LiveOptions opt_;
+};
+
+}  // namespace possim::live

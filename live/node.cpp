@@ -1,0 +1,462 @@
+#include "live/node.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <tuple>
+
+#include "live/emulated.hpp"
+#include "live/mesh.hpp"
+#include "model/plan/collective.hpp"
+#include "model/plan/instance_graph.hpp"
+#include "net/wire.hpp"
+
+namespace possim::live {
+
+namespace {
+
+using nlohmann::json;
+
+struct Record {
+  double ready_s = -1, start_s = -1, end_s = -1;
+  std::int64_t queued_behind = -1;
+  float slowdown = 1;
+};
+
+class Node {
+ public:
+  Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address, const NodeOptions& opt);
+  ~Node() { shutdown(); }
+  int run();
+
+ private:
+  using Key = std::tuple<int, std::uint32_t, int, int>;  // iteration, task, stream, peer worker
+
+  std::size_t id(const Instance& in) const { return graph_.index(in); }
+  bool owns(const Instance& in) const;
+  int node_of(const Instance& in) const;
+  std::vector<int> notify_targets(const Instance& in) const;
+  void launch(const Instance& in);  // under mu_, as every method below but on_frame
+  void complete(const Instance& in);
+  void part_done(const Instance& in);
+  void send_flow(int dst, const Instance& in, int part, const Flow& f);
+  void launch_collective(const Instance& in);
+  void run_channel(Instance in, std::vector<CollectiveRound> rounds);
+  void on_frame(int from, const Frame& f);
+  void fail(const std::string& what);
+  // Stops everything that could still call back: the mesh, the collective channels.
+  void shutdown();
+  void ctrl(const json& j);
+  json report() const;
+
+  const SyncPlan& plan_;
+  const int me_, nodes_;
+  const int ctrl_fd_;
+  NodeOptions opt_;
+  InstanceGraph graph_;
+  const std::vector<std::vector<Dep>> dependents_;
+  Mesh mesh_;
+  int gpus_ = 1;
+  bool worker_ = false;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<int> left_;
+  std::vector<Record> rec_;
+  std::vector<int> owned_left_;  // per iteration
+  std::size_t owned_total_left_ = 0;
+  std::vector<std::int64_t> gpu_last_;
+  std::vector<std::tuple<std::size_t, double, double>> gpu0_busy_;  // representative GPU
+  std::map<Key, int> coll_received_;  // collective sends arrived
+  std::vector<std::thread> channels_;
+  std::string error_;
+  bool stop_ = false;
+  std::mutex ctrl_mu_;
+
+  // Emulated resources (declared last: destroyed first, before what their callbacks use).
+  std::vector<std::unique_ptr<EmulatedResource>> gpu_;
+  std::unique_ptr<EmulatedResource> d2h_, h2d_, d2d_, cpu_;
+};
+
+Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address, const NodeOptions& opt)
+    : plan_(plan),
+      me_(me),
+      nodes_(plan.cluster.total_nodes()),
+      ctrl_fd_(ctrl_fd),
+      opt_(opt),
+      graph_(plan),
+      dependents_(template_dependents(plan)),
+      mesh_(me, plan.cluster.total_nodes(), address) {
+  gpus_ = std::max(1, plan.cluster.gpus_per_node);
+  worker_ = me < plan.workers;
+  left_.assign(graph_.size(), 0);
+  rec_.resize(graph_.size());
+  owned_left_.assign(std::size_t(graph_.iterations()), 0);
+  for (int t = 0; t < graph_.iterations(); ++t)
+    for (std::uint32_t task = 0; task < plan.tasks.size(); ++task)
+      for (int who = 0; who < graph_.instances_of(task); ++who)
+        if (owns(Instance{t, task, who})) {
+          ++owned_left_[std::size_t(t)];
+          ++owned_total_left_;
+        }
+  const Rates& r = plan.rates;
+  if (worker_) {
+    for (int g = 0; g < gpus_; ++g)
+      gpu_.push_back(std::make_unique<EmulatedResource>("gpu " + std::to_string(g), 1.0, EmulatedResource::Discipline::fifo));
+    gpu_last_.assign(std::size_t(gpus_), -1);
+    d2h_ = std::make_unique<EmulatedResource>("pcie d2h", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
+    h2d_ = std::make_unique<EmulatedResource>("pcie h2d", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
+    d2d_ = std::make_unique<EmulatedResource>("gpu-gpu", r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15,
+                                      EmulatedResource::Discipline::sharing);
+  }
+  cpu_ = std::make_unique<EmulatedResource>("server cpu", r.server_apply_bytes_per_s, EmulatedResource::Discipline::sharing);
+}
+
+int Node::node_of(const Instance& in) const {
+  const Task& task = plan_.tasks[in.task];
+  switch (task.scope) {
+    case Scope::worker: return plan_.worker_node(in.who);
+    case Scope::shard:
+      return plan_.shard_node(plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)].shard);
+    case Scope::cluster: return me_;  // every node runs its replica
+  }
+  return me_;
+}
+
+bool Node::owns(const Instance& in) const { return node_of(in) == me_; }
+
+// The nodes running an instance that waits for `in` (by the fan-in rules of
+// sync_plan.hpp): they learn of its completion from a "done" frame. Cluster tasks are
+// replicated on every node and tell nobody.
+std::vector<int> Node::notify_targets(const Instance& in) const {
+  const Task& task = plan_.tasks[in.task];
+  std::set<int> to;
+  if (task.scope == Scope::cluster) return {};
+  for (const Dep& d : dependents_[in.task]) {
+    const Task& next = plan_.tasks[d.task];
+    switch (next.scope) {
+      case Scope::worker:
+        if (task.scope == Scope::worker) to.insert(plan_.worker_node(in.who));
+        else
+          for (int w = 0; w < plan_.workers; ++w) to.insert(plan_.worker_node(w));
+        break;
+      case Scope::cluster:
+        for (int n = 0; n < nodes_; ++n) to.insert(n);
+        break;
+      case Scope::shard:
+        for (const Slice& s : plan_.tensors[std::size_t(next.tensor)].slices) to.insert(plan_.shard_node(s.shard));
+        break;
+    }
+  }
+  to.erase(me_);
+  return {to.begin(), to.end()};
+}
+
+void Node::fail(const std::string& what) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_ || !error_.empty()) return;
+  error_ = what;
+  cv_.notify_all();
+}
+
+void Node::ctrl(const json& j) {
+  std::lock_guard<std::mutex> lock(ctrl_mu_);
+  net::send_json(ctrl_fd_, j);
+}
+
+void Node::launch(const Instance& in) {
+  const std::size_t i = id(in);
+  const Task& task = plan_.tasks[in.task];
+  Record& rec = rec_[i];
+  rec.ready_s = rec.start_s = now_s();
+  switch (task.resource) {
+    case Resource::gpu: {
+      const int n = task.gpus == GpuSet::all ? gpus_ : 1;
+      const float slow = float(plan_.stragglers.slowdown[std::size_t(in.t)][std::size_t(in.who)]);
+      rec.slowdown = slow;
+      left_[i] = n;
+      for (int g = 0; g < n; ++g)
+        gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, [this, in, g](double s0, double s1) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (stop_) return;
+          const std::size_t k = id(in);
+          const std::int64_t before = gpu_last_[std::size_t(g)];
+          gpu_last_[std::size_t(g)] = std::int64_t(k);
+          if (g == 0 && me_ == 0) gpu0_busy_.emplace_back(k, s0, s1);
+          if (left_[k] == 1) {  // the stream that finishes it last says what it queued behind
+            rec_[k].start_s = s0;
+            rec_[k].queued_behind = s0 > rec_[k].ready_s + 1e-4 ? before : -1;
+          }
+          part_done(in);
+        });
+      return;
+    }
+    case Resource::pcie_d2h:
+    case Resource::pcie_h2d:
+    case Resource::intra_node:
+    case Resource::server_cpu: {
+      EmulatedResource* r = nullptr;
+      double amount = task.bytes, delay = 0;
+      if (task.resource == Resource::server_cpu) {
+        const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
+        amount = plan_.stragglers.active(in.t) * s.bytes + task.duration_s * plan_.rates.server_apply_bytes_per_s;
+        r = cpu_.get();
+      } else if (task.resource == Resource::intra_node) {
+        r = d2d_.get();
+      } else {
+        r = task.resource == Resource::pcie_d2h ? d2h_.get() : h2d_.get();
+        delay = plan_.rates.pcie_latency_s;
+      }
+      if (amount <= 0) {
+        complete(in);
+        return;
+      }
+      left_[i] = 1;
+      r->submit(amount, delay, [this, in](double, double) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!stop_) part_done(in);
+      });
+      return;
+    }
+    case Resource::network: {
+      if (task.pattern == FlowPattern::collective) {
+        launch_collective(in);
+        return;
+      }
+      const std::vector<Flow> flows = expand_flows(plan_, task, in.who);
+      int remote = 0;
+      std::vector<std::pair<int, int>> local;  // (shard, slice) delivered on this host
+      for (std::size_t k = 0; k < flows.size(); ++k) {
+        const Flow& f = flows[k];
+        if (f.src_node == f.dst_node) {
+          if (task.pattern == FlowPattern::to_shards) local.emplace_back(f.shard, int(k));
+          continue;
+        }
+        ++remote;
+        if (task.pattern == FlowPattern::from_shards)
+          mesh_.send(f.src_node, kControlChannel, Frame{Kind::pull, in.task, in.t, in.who, int(k), 0, 0});
+        else
+          send_flow(f.dst_node, in, int(k), f);
+      }
+      left_[i] = remote;
+      for (const auto& [shard, slice] : local)
+        graph_.delivered(in, shard, slice, [this](const Instance& r) {
+          if (owns(r)) launch(r);
+        });
+      if (remote == 0) complete(in);
+      return;
+    }
+    case Resource::none: complete(in); return;
+  }
+}
+
+// A flow as its messages (KV pairs): each a data frame, the last one flagged.
+void Node::send_flow(int dst, const Instance& in, int part, const Flow& f) {
+  const std::uint64_t total = std::uint64_t(std::max(1.0, std::llround(f.bytes) * 1.0));
+  const std::uint64_t m = std::uint64_t(std::max(1, std::min<int>(f.messages, int(std::min<std::uint64_t>(total, 1u << 20)))));
+  const std::uint64_t each = total / m;
+  for (std::uint64_t k = 0; k < m; ++k) {
+    const bool last = k + 1 == m;
+    mesh_.send(dst, kDataChannel,
+               Frame{Kind::data, in.task, in.t, in.who, part, last ? kLast : 0u, last ? total - each * (m - 1) : each});
+  }
+}
+
+void Node::part_done(const Instance& in) {
+  if (--left_[id(in)] == 0) complete(in);
+}
+
+void Node::complete(const Instance& in) {
+  const std::size_t i = id(in);
+  rec_[i].end_s = now_s();
+  try {
+    graph_.mark_complete(in);
+  } catch (const std::logic_error& e) {
+    error_ = std::string("live engine: ") + e.what();
+    cv_.notify_all();
+    return;
+  }
+  if (owns(in)) {  // (cluster replicas too: every node counts its own)
+    for (int n : notify_targets(in)) mesh_.send(n, kControlChannel, Frame{Kind::done, in.task, in.t, in.who, 0, 0, 0});
+    --owned_total_left_;
+    if (--owned_left_[std::size_t(in.t)] == 0) ctrl({{"type", "iteration"}, {"t", in.t}});
+    if (owned_total_left_ == 0) cv_.notify_all();
+  }
+  graph_.release_dependents(in, [this](const Instance& r) {
+    if (owns(r)) launch(r);
+  });
+}
+
+void Node::launch_collective(const Instance& in) {
+  const Task& task = plan_.tasks[in.task];
+  CollectiveSchedule sched = collective_schedule(task.collective, plan_.workers, in.who, task.bytes, task.chunks);
+  if (plan_.workers < 2 || sched.empty()) {
+    complete(in);
+    return;
+  }
+  left_[id(in)] = int(sched.size());
+  for (auto& rounds : sched) channels_.emplace_back([this, in, r = std::move(rounds)] { run_channel(in, r); });
+}
+
+// One channel of this worker's part of a collective: each round's sends leave at once
+// (queued to the peers' connections, as into NCCL's slots), then the round waits for one
+// send from each peer it expects (it may have come already). A send needs no
+// acknowledgement: the receiver's own round waits for it, and TCP delivers it.
+void Node::run_channel(Instance in, std::vector<CollectiveRound> rounds) {
+  std::map<std::pair<int, int>, int> expected;  // (stream, peer) -> receives so far
+  std::unique_lock<std::mutex> lock(mu_);
+  for (const CollectiveRound& r : rounds) {
+    for (const CollectiveSend& s : r.sends)
+      mesh_.send(plan_.worker_node(s.peer), kDataChannel,
+                 Frame{Kind::coll, in.task, in.t, in.who, s.stream, 0,
+                       std::uint64_t(std::max(1.0, std::round(s.bytes)))});
+    for (const CollectiveReceive& x : r.receives) ++expected[{x.stream, x.peer}];
+    cv_.wait(lock, [&] {
+      if (stop_ || !error_.empty()) return true;
+      for (const CollectiveReceive& x : r.receives)
+        if (coll_received_[Key{in.t, in.task, x.stream, x.peer}] < expected[{x.stream, x.peer}]) return false;
+      return true;
+    });
+    if (stop_ || !error_.empty()) return;
+  }
+  part_done(in);
+}
+
+void Node::on_frame(int from, const Frame& f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_ || !error_.empty()) return;
+  const auto bad = [&] { error_ = "node " + std::to_string(from) + " sent a frame this plan cannot have"; };
+  if (f.task >= plan_.tasks.size() || f.t < 0 || f.t >= graph_.iterations() || f.who < 0 ||
+      f.who >= graph_.instances_of(f.task)) {
+    bad();
+    cv_.notify_all();
+    return;
+  }
+  const Instance in{f.t, f.task, f.who};
+  const Task& task = plan_.tasks[f.task];
+  const auto launch_mine = [this](const Instance& r) {
+    if (owns(r)) launch(r);
+  };
+  switch (f.kind) {
+    case Kind::data:
+      if (!(f.flags & kLast)) return;
+      if (task.pattern == FlowPattern::from_shards) {
+        part_done(in);
+      } else {
+        if (task.pattern == FlowPattern::to_shards) {
+          const auto& slices = plan_.tensors[std::size_t(task.tensor)].slices;
+          if (f.part < 0 || std::size_t(f.part) >= slices.size()) return bad();
+          graph_.delivered(in, slices[std::size_t(f.part)].shard, f.part, launch_mine);
+        }
+        mesh_.send(from, kControlChannel, Frame{Kind::landed, f.task, f.t, f.who, f.part, 0, 0});
+      }
+      return;
+    case Kind::landed: part_done(in); return;
+    case Kind::pull: {
+      const std::vector<Flow> flows = expand_flows(plan_, task, f.who);
+      if (f.part < 0 || std::size_t(f.part) >= flows.size()) return bad();
+      send_flow(from, in, f.part, flows[std::size_t(f.part)]);
+      return;
+    }
+    case Kind::done:
+      try {
+        graph_.mark_complete(in);
+      } catch (const std::logic_error& e) {
+        error_ = std::string("live engine: ") + e.what();
+        cv_.notify_all();
+        return;
+      }
+      graph_.release_dependents(in, launch_mine);
+      return;
+    case Kind::coll:
+      ++coll_received_[Key{f.t, f.task, f.part, f.who}];
+      cv_.notify_all();
+      return;
+    case Kind::hello: return bad();
+  }
+  bad();
+}
+
+json Node::report() const {
+  json recs = json::array();
+  for (std::size_t i = 0; i < rec_.size(); ++i) {
+    const Record& r = rec_[i];
+    if (r.end_s < 0) continue;
+    // Cluster replicas: node 0 reports them.
+    recs.push_back({i, r.ready_s, r.start_s, r.end_s, graph_.released_by(i), r.queued_behind, r.slowdown});
+  }
+  json busy = json::array();
+  for (const auto& [i, s0, s1] : gpu0_busy_) busy.push_back({i, s0, s1});
+  return {{"type", "finished"},
+          {"records", recs},
+          {"gpu0_busy", busy},
+          {"sent", mesh_.sent_by_iteration()},
+          {"received", mesh_.received_by_iteration()}};
+}
+
+int Node::run() {
+  ctrl({{"type", "hello"}, {"port", mesh_.port()}});
+  const json roster = net::recv_json(ctrl_fd_);
+  if (roster.value("type", "") != "roster") throw std::runtime_error("expected the roster");
+  mesh_.connect(roster.at("addresses").get<std::vector<std::string>>(),
+                roster.at("ports").get<std::vector<std::uint16_t>>(), opt_.connect_timeout_s);
+  mesh_.start([this](int from, const Frame& f) { on_frame(from, f); },
+              [this](const std::string& e) { fail(e); });
+  ctrl({{"type", "ready"}});
+  if (net::recv_json(ctrl_fd_).value("type", "") != "go") throw std::runtime_error("expected go");
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (const Instance& in : graph_.initially_ready())
+      if (owns(in)) launch(in);
+    cv_.wait(lock, [&] { return owned_total_left_ == 0 || !error_.empty(); });
+    if (!error_.empty()) {
+      const std::string e = error_;
+      lock.unlock();
+      shutdown();
+      ctrl({{"type", "error"}, {"message", e}});
+      return 1;
+    }
+  }
+  // Every instance of this node is done; peers may still need it (pulls, acks) until all
+  // are: it reports, then serves until the coordinator says quit.
+  ctrl(report());
+  const json quit = net::recv_json(ctrl_fd_);
+  shutdown();
+  return quit.value("type", "") == "quit" ? 0 : 1;
+}
+
+void Node::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  mesh_.close();
+  for (std::thread& t : channels_)
+    if (t.joinable()) t.join();
+}
+
+}  // namespace
+
+int run_node(const SyncPlan& plan, int node, int ctrl_fd, const std::string& address, const NodeOptions& opt) {
+  try {
+    Node n(plan, node, ctrl_fd, address, opt);
+    return n.run();
+  } catch (const std::exception& e) {
+    try {
+      net::send_json(ctrl_fd, {{"type", "error"}, {"message", e.what()}});
+    } catch (...) {
+    }
+    return 1;
+  }
+}
+
+}  // namespace possim::live

@@ -1,0 +1,32 @@
+// One node process of a live run. It runs the instances of the plan's instance graph
+// (model/plan/instance_graph.hpp) that are its own: its worker's tasks (a node is one
+// worker: its leader GPU, its other GPUs and its host), the slices of the shards it hosts,
+// and its replica of every cluster task (barriers). What its instances wait for on other
+// nodes comes as frames: a push's flow landing at a shard (Poseidon's per-KV update
+// counting), a peer's completion ("done"), a collective's send.
+//
+// GPU kernels, PCIe copies, the GPU-to-GPU path and the servers' apply work are emulated
+// (live/emulated.hpp) at the plan's rates; flows are real bytes over real TCP
+// (live/mesh.hpp). Per-message software costs, latency and TCP's goodput are what this
+// machine's stack really pays, so none is added.
+//
+// Control protocol with the coordinator (JSON frames, net/wire.hpp): node -> hello
+// {port}; coordinator -> roster {addresses, ports}; node -> ready; coordinator -> go;
+// node -> iteration {t} as each of its iterations completes; node -> finished {records,
+// sent, received}; coordinator -> quit. On any failure: node -> error {message}, exit 1.
+#pragma once
+#include <string>
+
+#include "model/plan/sync_plan.hpp"
+
+namespace possim::live {
+
+struct NodeOptions {
+  double connect_timeout_s = 30;
+};
+
+// Runs node `node` of `plan` (already scaled: model/plan/network_scale.hpp) until the
+// coordinator on ctrl_fd says quit. Returns the process's exit status.
+int run_node(const SyncPlan& plan, int node, int ctrl_fd, const std::string& address, const NodeOptions& opt);
+
+}  // namespace possim::live
