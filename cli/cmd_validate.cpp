@@ -1,5 +1,7 @@
 // possim validate MEASUREMENTS...: each measured point beside the prediction of a profile,
 // with the relative error, the mean absolute error and the worst point. It fits nothing.
+// possim validate SCENARIO --live: the scenario run for real against SimGrid
+// (cli/validate_live.cpp).
 #include <iostream>
 #include <thread>
 
@@ -8,6 +10,7 @@
 #include "cli/options.hpp"
 #include "cli/points_report.hpp"
 #include "cli/table.hpp"
+#include "cli/validate_live.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
 #include "model/run/result_io.hpp"
@@ -21,6 +24,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   std::vector<std::string> paths;
   std::string profile_ref = "titanx_maxwell", engine_name = default_engine(), json_out;
   int batch = 32, shards = 0;
+  bool live = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   double latency_us = 50, tolerance = 0;
   desc.add_options()("measurements", po::value(&paths)->required()->multitoken(),
@@ -34,12 +38,20 @@ int cmd_validate(const std::vector<std::string>& args) {
       "shards", po::value(&shards), "server shards (default: one per node, colocated)")(
       "tolerance", po::value(&tolerance)->default_value(0),
       "exit 1 when a point's |error| exceeds this fraction (0: never)")(
-      "json", po::value(&json_out), "also write the points and errors as JSON to this file");
+      "json", po::value(&json_out), "also write the points and errors as JSON to this file")(
+      "live", po::bool_switch(&live),
+      "the one argument is a scenario: run it live and with SimGrid on the same plan, and compare");
   po::positional_options_description pos;
   pos.add("measurements", -1);
   po::variables_map vm;
-  if (!parse("validate", args, desc, pos, vm, "MEASUREMENTS... [--profile P] [--engine E]"))
+  if (!parse("validate", args, desc, pos, vm, "MEASUREMENTS... [--profile P] [--engine E] | SCENARIO --live"))
     return 0;
+  if (!(tolerance >= 0) || !std::isfinite(tolerance))
+    throw InputError("--tolerance", "", "is not a finite number >= 0", "a fraction >= 0");
+  if (live) {
+    if (paths.size() != 1) throw InputError("validate --live", "", "takes one scenario", "possim validate SCENARIO --live");
+    return validate_live(paths.front(), tolerance, json_out);
+  }
   if (batch < 1 || batch > 65536)
     throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",
                      "an integer in [1, 65536]");

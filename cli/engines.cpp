@@ -21,6 +21,7 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
     live::LiveOptions o;
     o.network_scale = live->network_scale;
     o.launch.netns = live->netns;
+    o.launch.queue_ms = live->queue_ms;
     o.launch.progress = [](const std::string& line) { std::cerr << "possim live: " << line << "\n"; };
     return std::make_unique<live::LiveEngine>(o);
   }

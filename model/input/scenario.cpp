@@ -382,7 +382,9 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   }
   if (j.contains("live")) {
     const json& v = j["live"];
-    r.object(v, "live", {"network_scale", "links"});
+    r.object(v, "live", {"network_scale", "links", "queue_ms"});
+    if (v.contains("queue_ms"))
+      s.live.queue_ms = r.number(v["queue_ms"], "live.queue_ms", 0.1, 1000, "milliseconds in [0.1, 1000]");
     if (v.contains("network_scale"))
       s.live.network_scale = r.number(v["network_scale"], "live.network_scale", 1, 1e6,
                                       "a factor in [1, 1e6] dividing network bytes and NIC rates");

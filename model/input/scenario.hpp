@@ -31,6 +31,9 @@ struct LiveSettings {
   // machine cannot carry the scenario's rate: transfer times stay those of the scenario.
   double network_scale = 1;
   bool netns = true;  // shaped network namespaces; false: loopback, unshaped
+  // The switch buffer in time: how long a packet may queue at a shaped link (tc tbf
+  // latency), live/launch_local.hpp.
+  double queue_ms = 2;
 };
 
 struct Scenario {
