@@ -132,7 +132,7 @@ std::vector<std::string> write_traces(const Scenario& s, const PointOptions& o, 
 int cmd_run(const std::vector<std::string>& args) {
   handle_interrupts();  // before the sweep's threads start
   po::options_description desc("options");
-  std::string scenario_path, engine_name, out_dir, trace_workers;
+  std::string scenario_path, engine_name, out_dir, trace_workers, coordinator;
   std::vector<std::string> trace_points;
   bool trace = false, quiet = false, all_iterations = false, reduce = false, no_reduce = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -149,6 +149,8 @@ int cmd_run(const std::vector<std::string>& args) {
       "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)");
   add_all_iterations_option(desc, all_iterations);
   add_reduce_options(desc, reduce, no_reduce);
+  desc.add_options()("coordinator", po::value(&coordinator),
+                     "HOST:PORT: with --engine live under mpirun, where the ranks meet (rank r is node r)");
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -157,7 +159,11 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live);
+  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator);
+  if (!writes_results(*engine)) {  // a rank serving its node in a live run under mpirun
+    run_sweep(s, *engine, 1);
+    return 0;
+  }
   // A live run occupies the whole machine (its processes, its links): one point at a time.
   if (engine->name() == std::string("live")) jobs = 1;
   // One folder per engine: an analytic run does not overwrite a SimGrid one.

@@ -26,8 +26,13 @@ int cmd_plan(const std::vector<std::string>& args);
 // reduce: SimGrid folds symmetric clusters onto one worker: "auto" (from 32 nodes, where
 // exact), "off" (--no-reduce) or "on" (--reduce; an input error where not exact).
 // live: the scenario's live settings (network scale, links); required for "live".
+// coordinator: HOST:PORT where mpirun's ranks meet for a live run (live/launch_mpi.hpp);
+// required for "live" under mpirun, an input error elsewhere.
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false,
-                                    const std::string& reduce = "auto", const LiveSettings* live = nullptr);
+                                    const std::string& reduce = "auto", const LiveSettings* live = nullptr,
+                                    const std::string& coordinator = "");
+// The engine's results are this process's to write (false: a live rank serving under mpirun).
+bool writes_results(const Engine& engine);
 std::string default_engine();
 std::string engine_names();
 

@@ -1,5 +1,9 @@
 #include "live/emulated.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -29,60 +33,78 @@ void EmulatedResource::submit(double amount, double delay_s, Done done) {
   cv_.notify_all();
 }
 
-// Advances every job in service by the time since the last step, finishes those done, and
-// sleeps until the next event: a completion at the current share, a delay running out, or
-// a new submission.
+namespace {
+double seconds(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
+Clock::duration span(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+}  // namespace
+
+// FIFO: the head job runs from max(its eligibility, the previous job's due end) for
+// amount / rate. Sharing: advances every job in service by the time since the last step,
+// finishes those done. Then sleeps until the next event: a completion, a delay running
+// out, or a new submission.
 void EmulatedResource::loop() {
+  ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  sched_param prio{};
+  prio.sched_priority = 1;
+  pthread_setschedparam(pthread_self(), SCHED_FIFO, &prio);  // best effort: needs root
   std::unique_lock<std::mutex> lock(mu_);
   Clock::time_point last = Clock::now();
   for (;;) {
     if (stop_) return;
     const Clock::time_point now = Clock::now();
-    const double dt = std::chrono::duration<double>(now - last).count();
-    last = now;
-    // Jobs in service: past their delay; FIFO serves only the first of those.
-    std::vector<std::list<Job>::iterator> serving;
-    for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
-      if (it->eligible > now) continue;
-      serving.push_back(it);
-      if (discipline_ == Discipline::fifo) break;
-    }
-    // Progress made since the last step went to the jobs served then; with events this
-    // close together, those are the ones served now but for a newcomer, whose start is
-    // taken as now (its share of dt is at most one scheduling quantum).
-    const double now_abs = std::chrono::duration<double>(now.time_since_epoch()).count();
-    std::size_t old = 0;
-    for (auto it : serving) old += it->start_s >= 0;
     std::vector<std::pair<Done, std::pair<double, double>>> finished;
-    for (auto it : serving) {
-      if (it->start_s < 0) {
-        it->start_s = now_abs;
-        continue;
+    Clock::time_point wake = Clock::time_point::max();
+    if (discipline_ == Discipline::fifo) {
+      for (auto it = jobs_.begin(); it != jobs_.end();) {
+        if (it->start_s < 0) {  // the head, not yet started
+          if (it->eligible > now) {
+            wake = it->eligible;
+            break;
+          }
+          const Clock::time_point start = std::max(it->eligible, fifo_free_);
+          it->start_s = seconds(start);
+          it->due = start + span(it->left / rate_);
+        }
+        if (it->due > now) {
+          wake = it->due;
+          break;
+        }
+        fifo_free_ = it->due;
+        finished.push_back({std::move(it->done), {it->start_s, seconds(it->due)}});
+        it = jobs_.erase(it);
       }
-      it->left -= dt * rate_ / double(old);
+    } else {
+      const double dt = std::chrono::duration<double>(now - last).count();
+      std::vector<std::list<Job>::iterator> serving;
+      for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
+        if (it->eligible <= now) serving.push_back(it);
+      // The time since the last step went to the jobs served then (a newcomer starts now).
+      std::size_t old = 0;
+      for (auto it : serving) old += it->start_s >= 0;
+      for (auto it : serving) {
+        if (it->start_s < 0) it->start_s = std::max(seconds(it->eligible), seconds(last));
+        else it->left -= dt * rate_ / double(old);
+      }
+      std::size_t n = 0;
+      for (auto it : serving) {
+        if (it->left <= rate_ * 1e-7) {  // within 0.1 us of done
+          finished.push_back({std::move(it->done), {it->start_s, seconds(now)}});
+          jobs_.erase(it);
+        } else {
+          ++n;
+        }
+      }
+      for (const Job& j : jobs_)
+        if (j.eligible > now) wake = std::min(wake, j.eligible);
+        else wake = std::min(wake, now + span(j.left * double(n) / rate_));
     }
-    for (auto it : serving)
-      if (it->start_s >= 0 && it->left <= rate_ * 1e-7) {  // within 0.1 us of done
-        finished.push_back({std::move(it->done), {it->start_s, now_abs}});
-        jobs_.erase(it);
-      }
+    last = now;
     if (!finished.empty()) {
       lock.unlock();
       for (auto& f : finished) f.first(f.second.first, f.second.second);
       lock.lock();
-      continue;  // recompute the set in service
+      continue;  // recompute what is in service
     }
-    // Next event.
-    Clock::time_point wake = Clock::time_point::max();
-    std::size_t n = 0;
-    for (auto it : serving) n += it->start_s >= 0;
-    for (auto it : serving)
-      if (it->start_s >= 0) {
-        const double s = it->left * double(n) / rate_;
-        wake = std::min(wake, now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)));
-      }
-    for (const Job& j : jobs_)
-      if (j.eligible > now) wake = std::min(wake, j.eligible);
     if (wake == Clock::time_point::max()) cv_.wait(lock);
     else cv_.wait_until(lock, wake);
   }

@@ -8,6 +8,12 @@
 // rate / n, as a SimGrid host or link shares itself) or first in, first out (a GPU's
 // compute stream). It sleeps on a condition variable until the next completion: no core
 // is spun, so the emulation leaves the CPUs to the real network stack.
+//
+// A thread wakes late on a busy machine, never early. Lateness must not accumulate along
+// a stream: a FIFO job starts when the one before it was due to end (not when the thread
+// noticed), and shared jobs progress by the time that really passed. The thread asks for
+// a 1 ns timer slack and, where the process may (root), a real-time priority: it sleeps
+// almost all the time, and when it wakes it is a GPU finishing a kernel.
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -44,6 +50,7 @@ class EmulatedResource {
     Clock::time_point eligible;  // after its delay
     double start_s = -1;
     Done done;
+    Clock::time_point due{};  // FIFO: when it ends, fixed when it starts
   };
   void loop();
 
@@ -53,6 +60,7 @@ class EmulatedResource {
   std::mutex mu_;
   std::condition_variable cv_;
   std::list<Job> jobs_;  // submission order
+  Clock::time_point fifo_free_{};  // FIFO: when the job before ended (was due to)
   bool stop_ = false;
   std::thread thread_;
 };

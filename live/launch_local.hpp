@@ -18,6 +18,8 @@
 
 namespace possim::live {
 
+struct MpiRank;
+
 struct LaunchOptions {
   bool netns = true;            // shaped namespaces (needs root); false: loopback, unshaped
   int mtu = 1500;

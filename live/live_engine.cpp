@@ -33,11 +33,17 @@ std::string track_of(const SyncPlan& plan, const Instance& in) {
 
 Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   const int nodes = plan.cluster.total_nodes();
-  if (nodes > kMaxLocalNodes)
+  if (!opt_.mpi && nodes > kMaxLocalNodes)
     throw InputError("cluster", "", std::to_string(nodes) + " nodes is more than a local live run can host",
                      "at most " + std::to_string(kMaxLocalNodes) + " nodes with --engine live");
   const SyncPlan scaled = scale_network(plan, opt_.network_scale);
-  const LiveRun run = run_local(scaled, opt_.launch);
+  const LiveRun run = opt_.mpi ? run_rank(scaled, opt_.launch, *opt_.mpi, runs_++) : run_local(scaled, opt_.launch);
+  if (run.reports.empty()) {  // a serving rank: what it measured is rank 0's to report
+    std::vector<double> ends;
+    for (int t = 1; t <= std::max(1, plan.iterations); ++t) ends.push_back(t);
+    Result r = begin_result(plan, "live (serving rank)", ends);
+    return r;
+  }
 
   const InstanceGraph graph(scaled);
   const int k = graph.iterations();

@@ -4,7 +4,10 @@
 // recorded; bytes per node from what their sockets carried, times the network scale (so
 // that they are the scenario's bytes).
 #pragma once
+#include <optional>
+
 #include "live/launch_local.hpp"
+#include "live/launch_mpi.hpp"
 #include "model/run/engine.hpp"
 
 namespace possim::live {
@@ -12,19 +15,24 @@ namespace possim::live {
 struct LiveOptions {
   double network_scale = 1;  // model/plan/network_scale.hpp
   LaunchOptions launch;
+  std::optional<MpiRank> mpi;  // under mpirun: this process's rank (live/launch_mpi.hpp)
 };
 
 class LiveEngine : public Engine {
  public:
   explicit LiveEngine(LiveOptions opt = {}) : opt_(std::move(opt)) {}
   const char* name() const override { return "live"; }
+  // Under mpirun, ranks other than 0 serve their node and return a Result that only
+  // says so (engine "live (serving rank)"); rank 0's is the run's.
   Result run(const SyncPlan& plan, const RunOptions& opt) const override;
+  bool writes_results() const { return !opt_.mpi || opt_.mpi->rank == 0; }
 
   // Nodes a local live run may have: each is a process with a thread per connection.
   static constexpr int kMaxLocalNodes = 64;
 
  private:
   LiveOptions opt_;
+  mutable long runs_ = 0;  // plans run so far (mpirun's ranks keep in step by it)
 };
 
 }  // namespace possim::live

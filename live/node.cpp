@@ -60,6 +60,7 @@ class Node {
   const SyncPlan& plan_;
   const int me_, nodes_;
   const int ctrl_fd_;
+  const std::string address_;
   NodeOptions opt_;
   InstanceGraph graph_;
   const std::vector<std::vector<Dep>> dependents_;
@@ -91,6 +92,7 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
       me_(me),
       nodes_(plan.cluster.total_nodes()),
       ctrl_fd_(ctrl_fd),
+      address_(address),
       opt_(opt),
       graph_(plan),
       dependents_(template_dependents(plan)),
@@ -403,7 +405,7 @@ json Node::report() const {
 }
 
 int Node::run() {
-  ctrl({{"type", "hello"}, {"port", mesh_.port()}});
+  ctrl({{"type", "hello"}, {"port", mesh_.port()}, {"address", address_}});
   const json roster = net::recv_json(ctrl_fd_);
   if (roster.value("type", "") != "roster") throw std::runtime_error("expected the roster");
   mesh_.connect(roster.at("addresses").get<std::vector<std::string>>(),

@@ -1,0 +1,165 @@
+#include "live/coordinate.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "live/emulated.hpp"
+#include "model/run/child_processes.hpp"
+
+namespace possim::live {
+
+using nlohmann::json;
+
+std::string role(const SyncPlan& plan, int node) {
+  return node < plan.workers ? "worker " + std::to_string(node) : "server node " + std::to_string(node);
+}
+
+namespace {
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return std::string("was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  return "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+}  // namespace
+
+void Children::kill_all() {
+  for (std::size_t i = 0; i < pid.size(); ++i)
+    if (pid[i] > 0 && status[i] < 0) ::kill(pid[i], SIGKILL);
+  for (std::size_t i = 0; i < pid.size(); ++i)
+    if (pid[i] > 0 && status[i] < 0) {
+      int st = 0;
+      while (::waitpid(pid[i], &st, 0) < 0 && errno == EINTR) {
+      }
+      status[i] = st;
+      child_processes::forget(pid[i]);
+    }
+}
+
+int Children::poll_exited() {
+  int any = -1;
+  for (std::size_t i = 0; i < pid.size(); ++i) {
+    if (pid[i] <= 0 || status[i] >= 0) continue;
+    int st = 0;
+    if (::waitpid(pid[i], &st, WNOHANG) == pid[i]) {
+      status[i] = st;
+      child_processes::forget(pid[i]);
+      any = int(i);
+    }
+  }
+  return any;
+}
+
+void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids,
+                std::vector<std::string> address, const LaunchOptions& opt, LiveRun& run) {
+  const int n = int(ctrl.size());
+  // Messages from every node, as they come; a failure is reported with what all nodes
+  // said in the next moment (the first to notice is often a peer of the one that died).
+  std::vector<int> at_iteration(std::size_t(n), 0);
+  std::vector<json> inbox(static_cast<std::size_t>(n));
+  std::vector<char> open(std::size_t(n), 1);
+  const auto failure = [&](const std::string& what) {
+    // A moment for the rest to exit or say why, then the one that died names the failure.
+    const double until = now_s() + 0.3;
+    while (now_s() < until) {
+      kids.poll_exited();
+      ::usleep(20000);
+    }
+    std::string msg;
+    for (int i = 0; i < n; ++i)
+      if (i < int(kids.pid.size()) && kids.status[std::size_t(i)] >= 0 && WIFSIGNALED(kids.status[std::size_t(i)])) {
+        msg = role(plan, i) + " (node " + std::to_string(i) + ", pid " + std::to_string(kids.pid[std::size_t(i)]) +
+              ") " + describe_status(kids.status[std::size_t(i)]) + " in iteration " +
+              std::to_string(at_iteration[std::size_t(i)]);
+        break;
+      }
+    if (msg.empty()) msg = what;
+    kids.kill_all();
+    throw std::runtime_error("live run failed: " + msg);
+  };
+  // One message from node i: waits until it comes, following every node meanwhile.
+  const auto next = [&](int want, const char* type) -> json {
+    double quiet_since = now_s();
+    for (;;) {
+      if (!inbox[std::size_t(want)].is_null()) {
+        json j = std::move(inbox[std::size_t(want)]);
+        inbox[std::size_t(want)] = nullptr;
+        if (j.value("type", "") != type)
+          failure(role(plan, want) + " said '" + j.value("type", "?") + "' where '" + type + "' was expected");
+        return j;
+      }
+      std::vector<pollfd> fds;
+      for (int i = 0; i < n; ++i) fds.push_back(pollfd{open[std::size_t(i)] ? ctrl[std::size_t(i)].get() : -1, POLLIN, 0});
+      const int r = ::poll(fds.data(), fds.size(), 100);
+      if (r < 0 && errno != EINTR) failure("poll failed");
+      const int dead = kids.poll_exited();
+      if (r > 0)
+        for (int i = 0; i < n; ++i) {
+          if (!(fds[std::size_t(i)].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+          json j;
+          try {
+            j = net::recv_json(ctrl[std::size_t(i)].get());
+          } catch (const std::exception&) {
+            open[std::size_t(i)] = 0;
+            failure(role(plan, i) + " (node " + std::to_string(i) + ") closed its control connection in iteration " +
+                    std::to_string(at_iteration[std::size_t(i)]));
+          }
+          quiet_since = now_s();
+          const std::string type = j.value("type", "");
+          if (type == "iteration") {
+            at_iteration[std::size_t(i)] = j.value("t", 0) + 1;
+            if (opt.progress && i == 0)
+              opt.progress("iteration " + std::to_string(at_iteration[0]) + " of " + std::to_string(plan.iterations));
+          } else if (type == "error") {
+            failure(role(plan, i) + " (node " + std::to_string(i) + ") in iteration " +
+                    std::to_string(at_iteration[std::size_t(i)]) + ": " + j.value("message", "?"));
+          } else {
+            inbox[std::size_t(i)] = std::move(j);
+          }
+        }
+      if (dead >= 0 && dead < n && inbox[std::size_t(dead)].is_null())
+        failure(role(plan, dead) + " (node " + std::to_string(dead) + ") " +
+                describe_status(kids.status[std::size_t(dead)]) + " in iteration " +
+                std::to_string(at_iteration[std::size_t(dead)]));
+      if (now_s() - quiet_since > opt.stall_timeout_s)
+        failure("no node made progress for " + std::to_string(int(opt.stall_timeout_s)) + " s (" +
+                role(plan, want) + " is in iteration " + std::to_string(at_iteration[std::size_t(want)]) + ")");
+    }
+  };
+
+  json addresses = json::array(), ports = json::array();
+  for (int i = 0; i < n; ++i) {
+    const json hello = next(i, "hello");
+    addresses.push_back(address[std::size_t(i)].empty() ? hello.at("address").get<std::string>()
+                                                        : address[std::size_t(i)]);
+    ports.push_back(hello.at("port"));
+  }
+  for (int i = 0; i < n; ++i)
+    net::send_json(ctrl[std::size_t(i)].get(), {{"type", "roster"}, {"addresses", addresses}, {"ports", ports}});
+  for (int i = 0; i < n; ++i) next(i, "ready");
+  if (opt.progress) opt.progress(std::to_string(n) + " node processes connected");
+  run.go_s = now_s();
+  for (int i = 0; i < n; ++i) net::send_json(ctrl[std::size_t(i)].get(), {{"type", "go"}});
+  for (int i = 0; i < n; ++i) run.reports.push_back(next(i, "finished"));
+  for (int i = 0; i < n; ++i) net::send_json(ctrl[std::size_t(i)].get(), {{"type", "quit"}});
+  // Each exits once told; a node that does not within the stall timeout is killed.
+  const double deadline = now_s() + opt.stall_timeout_s;
+  for (;;) {
+    kids.poll_exited();
+    bool all = true;
+    for (int s : kids.status) all = all && s >= 0;
+    if (all || now_s() > deadline) break;
+    ::usleep(5000);
+  }
+}
+
+}  // namespace possim::live

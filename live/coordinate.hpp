@@ -1,0 +1,42 @@
+// The coordinator of a live run, whatever launched the node processes (live/launch_local.cpp
+// forks them; live/launch_mpi.cpp meets mpirun's ranks): it hands out the roster, starts
+// the run, follows each node's iterations and collects what each recorded. A node that
+// dies is seen at once (its control connection closes, or its process exits) and named
+// with the iteration it was in; one that stops making progress is named after the stall
+// timeout.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "live/launch_local.hpp"
+#include "net/wire.hpp"
+
+namespace possim::live {
+
+// Local child processes of a run (forked node processes), killed and reaped on every path.
+struct Children {
+  std::vector<pid_t> pid;
+  std::vector<int> status;  // -1: still running
+  ~Children() { kill_all(); }
+  void add(pid_t p) {
+    pid.push_back(p);
+    status.push_back(-1);
+  }
+  void kill_all();
+  // Reaps what has exited; returns the index of one that did, or -1.
+  int poll_exited();
+};
+
+// ctrl[i]: node i's control connection. kids.pid[i], where i < kids.pid.size(), is node
+// i's local process (MPI: only node 0's). address[i]: where node i listens, or "" to take
+// the address its hello names. Fills run.go_s and run.reports; throws std::runtime_error
+// naming the node on failure (after killing the local children).
+void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids,
+                std::vector<std::string> address, const LaunchOptions& opt, LiveRun& run);
+
+// "worker 3" or "server node 9".
+std::string role(const SyncPlan& plan, int node);
+
+}  // namespace possim::live

@@ -1,0 +1,109 @@
+#include "live/launch_mpi.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "live/coordinate.hpp"
+#include "live/emulated.hpp"
+#include "live/node.hpp"
+#include "model/input/error.hpp"
+#include "model/run/child_processes.hpp"
+#include "net/wire.hpp"
+
+namespace possim::live {
+
+LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& m, long seq) {
+  const int n = plan.cluster.total_nodes();
+  if (m.size < n)
+    throw InputError("mpirun", "", std::to_string(m.size) + " ranks for a plan of " + std::to_string(n) + " nodes",
+                     "at least one rank per node (mpirun -np " + std::to_string(n) + ")");
+  LiveRun run;
+  if (m.rank >= n) return run;  // not in this plan
+  NodeOptions no;
+  no.connect_timeout_s = opt.connect_timeout_s;
+  if (m.rank > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
+    net::Fd fd;
+    for (;;) {
+      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0)
+        throw std::runtime_error("rank " + std::to_string(m.rank) + " was not let in by the coordinator at " +
+                                 m.host + ":" + std::to_string(m.port) + " within " +
+                                 std::to_string(int(opt.connect_timeout_s)) + " s");
+      fd = net::connect_tcp(m.host, std::uint16_t(m.port), left);
+      try {
+        net::set_timeouts(fd.get(), left);
+        net::send_json(fd.get(), {{"type", "rank"}, {"rank", m.rank}, {"seq", seq}});
+        if (net::recv_json(fd.get()).value("type", "") == "welcome") break;
+      } catch (const std::exception&) {  // turned away: the coordinator is on another plan
+      }
+      ::usleep(50000);
+    }
+    net::set_timeouts(fd.get(), 0);
+    if (run_node(plan, m.rank, fd.get(), net::local_address(fd.get()), no) != 0)
+      throw std::runtime_error("live node " + std::to_string(m.rank) + " failed (the coordinator says why)");
+    return run;
+  }
+  // Rank 0: listen, run node 0 in a child, and take every other rank's connection.
+  const double t_begin = now_s();
+  std::uint16_t port = std::uint16_t(m.port);
+  net::Fd listener;
+  if (n > 1) listener = net::listen_tcp(m.host, port);
+  std::vector<net::Fd> ctrl(static_cast<std::size_t>(n));
+  Children kids;
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) throw std::runtime_error("socketpair failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = child_processes::spawn();
+  if (pid == 0) {
+    int rc = 1;
+    try {
+      ::close(sv[0]);
+      if (listener) ::close(listener.get());
+      rc = run_node(plan, 0, sv[1], m.host, no);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "possim live node 0: %s\n", e.what());
+    }
+    std::fflush(stderr);
+    ::_exit(rc);
+  }
+  ::close(sv[1]);
+  ctrl[0] = net::Fd(sv[0]);
+  kids.add(pid);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
+  for (int joined = 1; joined < n;) {
+    pollfd p{listener.get(), POLLIN, 0};
+    const int left_ms = int(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                deadline - std::chrono::steady_clock::now()).count());
+    if (left_ms <= 0 || ::poll(&p, 1, left_ms) <= 0)
+      throw std::runtime_error("only " + std::to_string(joined) + " of " + std::to_string(n) +
+                               " ranks reached the coordinator at " + m.host + ":" + std::to_string(m.port) +
+                               " within " + std::to_string(int(opt.connect_timeout_s)) + " s");
+    net::Fd c = net::accept_tcp(listener.get());
+    net::set_timeouts(c.get(), opt.connect_timeout_s);
+    const nlohmann::json hello = net::recv_json(c.get());
+    net::set_timeouts(c.get(), 0);
+    const int r = hello.value("rank", -1);
+    if (hello.value("seq", -1L) != seq) continue;  // a rank still on an earlier plan: closed, it retries
+    if (hello.value("type", "") != "rank" || r < 1 || r >= n || ctrl[std::size_t(r)])
+      throw std::runtime_error("a connection to the coordinator gave a bad or repeated rank (" + std::to_string(r) + ")");
+    net::send_json(c.get(), {{"type", "welcome"}});
+    ctrl[std::size_t(r)] = std::move(c);
+    ++joined;
+  }
+  listener.reset();  // the next plan's ranks meet a new listener
+  std::vector<std::string> address(static_cast<std::size_t>(n));  // node 0: m.host; the rest say theirs
+  address[0] = m.host;
+  coordinate(plan, ctrl, kids, address, opt, run);
+  kids.kill_all();
+  run.wall_s = now_s() - t_begin;
+  return run;
+}
+
+}  // namespace possim::live
