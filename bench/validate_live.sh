@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The live validation (issue: a real executable backend): every scenario of
+# scenarios/validation/ run for real (possim validate --live: node processes in tc-shaped
+# network namespaces) and simulated by SimGrid on the same plan; per point the measured
+# and the predicted seconds per iteration. Writes reports/validation/README.md (tables,
+# header: machine, date, command, commit) and one JSON per scenario beside it.
+# Usage: bench/validate_live.sh   (as root: namespaces and tc; needs ./possim built)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=reports/validation
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+t0=$(date +%s)
+for s in scenarios/validation/*.json; do
+  name=$(basename "$s" .json)
+  "$root/possim" validate "$s" --live --json "$out/$name.json" > "$work/$name.txt" 2> "$work/$name.err" ||
+    { cat "$work/$name.err" >&2; exit 1; }
+done
+wall=$(( $(date +%s) - t0 ))
+# Every point's |error| in percent, over all scenarios: the summary line.
+all=$(cat "$work"/*.txt | awk '$NF ~ /%$/ && $1 != "strategy" { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' | sort -g)
+n=$(echo "$all" | wc -l)
+median=$(echo "$all" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+worst=$(echo "$all" | tail -1)
+{
+  echo "# Live validation: possim's SimGrid engine against the same plans run for real"
+  echo
+  echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r), load average before: $load_before, possim $("$root/possim" --version | cut -d' ' -f2)"
+  echo
+  echo "command: \`bench/validate_live.sh\` (runs \`possim validate SCENARIO --live\` for each of scenarios/validation/; ${wall} s in all)"
+  echo
+  echo "**$n points: |error| median ${median}%, worst ${worst}%.** error = SimGrid's seconds per iteration / the live run's - 1."
+  echo
+  echo "How the live runs are made (live/, ARCHITECTURE.md): one process per node, each in its own network"
+  echo "namespace, joined by veth links into a bridge, every link shaped with tc tbf to the scenario's rate"
+  echo "divided by its network_scale (20: 1 and 10 Gbit/s become 0.05 and 0.5 Gbit/s, and every flow carries"
+  echo "1/20 of its bytes, so transfer times are the scenario's). The flows are real TCP between the"
+  echo "processes; GPU kernels, PCIe copies and the servers' apply work are emulated at the profile's rates"
+  echo "(sleeps on deadlines, not spins). The profile is titanx_maxwell with this machine's TCP goodput and"
+  echo "per-message cost, measured by \`possim calibrate exchange --netns\` (profiles/live_netns.json). SimGrid"
+  echo "runs the same scaled plan. Nothing is fitted to these runs."
+  for s in scenarios/validation/*.json; do
+    name=$(basename "$s" .json)
+    echo
+    echo "## $name ($s)"
+    echo
+    echo '```'
+    cat "$work/$name.txt"
+    echo '```'
+  done
+} > "$out/README.md"
+cat "$out/README.md"
