@@ -80,7 +80,15 @@ LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt) {
     kids.add(pid);
   }
 
+  std::vector<std::pair<double, double>> before;
+  if (cluster)
+    for (int i = 0; i < n; ++i) before.push_back(cluster->link_bytes(i));
   coordinate(plan, ctrl, kids, address, opt, run);
+  if (cluster)
+    for (int i = 0; i < n; ++i) {
+      const auto after = cluster->link_bytes(i);
+      run.wire_bytes.emplace_back(after.first - before[std::size_t(i)].first, after.second - before[std::size_t(i)].second);
+    }
   kids.kill_all();
   run.wall_s = now_s() - t_begin;
   return run;

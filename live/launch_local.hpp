@@ -37,6 +37,9 @@ struct LiveRun {
   std::vector<nlohmann::json> reports;  // per node: its "finished" message
   std::vector<std::string> tc_commands; // what shaped the links (netns)
   double link_rate_gbit = 0;            // the shaped rate of every link; 0: loopback
+  // Per node, what its link carried during the run by the kernel's counters (netns only, net/netns.hpp;
+  // from before the processes start: their set-up adds a few kB): {tx, rx} bytes.
+  std::vector<std::pair<double, double>> wire_bytes;
   double wall_s = 0;
 };
 

@@ -123,6 +123,15 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
       u.mean_utilization = capacity > 0 && run_s > 0 ? u.bytes_per_iteration * k / (run_s * capacity) : 0;
       r.links.push_back(u);
     }
+    if (std::size_t(n) < run.wire_bytes.size())  // the kernel's count, beside possim's
+      for (int dir = 0; dir < 2; ++dir) {
+        LinkUse u;
+        u.link = "nic-" + std::to_string(n) + (dir == 0 ? " tx" : " rx") + " (kernel)";
+        const auto& w = run.wire_bytes[std::size_t(n)];
+        u.bytes_per_iteration = (dir == 0 ? w.first : w.second) * opt_.network_scale / k;
+        u.mean_utilization = capacity > 0 && run_s > 0 ? u.bytes_per_iteration * k / (run_s * capacity) : 0;
+        r.links.push_back(u);
+      }
   }
   r.sent_bytes_mean = sent_sum / nodes;
   r.received_bytes_mean = received_sum / nodes;

@@ -1,5 +1,7 @@
 #include "net/netns.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -140,6 +142,18 @@ void NetnsCluster::teardown() noexcept {
 
 std::string NetnsCluster::node_address(int i) const {
   return "10.213." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+}
+
+std::pair<double, double> NetnsCluster::link_bytes(int i) const {
+  std::string out;
+  if (run_command({"ip", "-n", node_namespace(i), "-j", "-s", "link", "show", "dev", "eth0"}, out) != 0)
+    throw NetnsError("cannot read the counters of node " + std::to_string(i) + "'s link: " + out);
+  try {
+    const nlohmann::json j = nlohmann::json::parse(out).at(0).at("stats64");
+    return {j.at("tx").at("bytes").get<double>(), j.at("rx").at("bytes").get<double>()};
+  } catch (const std::exception& e) {
+    throw NetnsError("cannot read the counters of node " + std::to_string(i) + "'s link: " + e.what());
+  }
 }
 
 void NetnsCluster::enter(int i) const {

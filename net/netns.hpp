@@ -9,6 +9,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace possim::net {
@@ -44,6 +45,10 @@ class NetnsCluster {
   double burst_bytes() const { return burst_; }
   const NetnsOptions& options() const { return opt_; }
 
+  // Bytes node i's link has carried so far, as the kernel counts them (`ip -s link`): TCP
+  // payload, acknowledgements and headers, the headers once per GSO packet (up to 64 KiB:
+  // a veth passes them unsegmented), so about 0.4% over the payload: {tx, rx}.
+  std::pair<double, double> link_bytes(int i) const;
   // Enter node i's namespace (the calling process; for forked children).
   void enter(int i) const;
   // Delete possim namespaces whose creating process is gone; returns how many.
