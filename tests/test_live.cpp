@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -292,6 +293,22 @@ TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of S
   for (const auto& p : v["points"]) {
     INFO(p["strategy"] << ": live " << p["measured_iteration_s"] << " s, simgrid " << p["predicted_iteration_s"]);
     CHECK(std::abs(p["error"].get<double>()) < 0.15);
+  }
+  // The kernel's count of each link's bytes, beside the sockets': a little more (headers,
+  // acknowledgements), never less.
+  const Output r = run_possim("run s.json --engine live --out out -q", dir, 300);
+  REQUIRE(r.status == 0);
+  const nlohmann::json res = nlohmann::json::parse(slurp(dir / "out" / "results.json"));
+  for (const auto& point : res["results"]) {
+    std::map<std::string, double> bytes;
+    for (const auto& l : point["links"]) bytes[l["link"].get<std::string>()] = l["bytes_per_iteration"].get<double>();
+    for (const std::string link : {"nic-0 tx", "nic-0 rx", "nic-1 tx", "nic-1 rx"}) {
+      INFO(point["strategy"] << " " << link);
+      REQUIRE(bytes.count(link + " (kernel)"));
+      CHECK(bytes[link] > 0);
+      CHECK(bytes[link + " (kernel)"] >= bytes[link]);
+      CHECK(bytes[link + " (kernel)"] <= bytes[link] * 1.03);
+    }
   }
   fs::remove_all(dir);
 }
