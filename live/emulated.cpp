@@ -42,11 +42,15 @@ Clock::duration span(double s) { return std::chrono::duration_cast<Clock::durati
 // amount / rate. Sharing: advances every job in service by the time since the last step,
 // finishes those done. Then sleeps until the next event: a completion, a delay running
 // out, or a new submission.
-void EmulatedResource::loop() {
+void prefer_prompt_wakeups() {
   ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   sched_param prio{};
   prio.sched_priority = 1;
   pthread_setschedparam(pthread_self(), SCHED_FIFO, &prio);  // best effort: needs root
+}
+
+void EmulatedResource::loop() {
+  prefer_prompt_wakeups();
   std::unique_lock<std::mutex> lock(mu_);
   Clock::time_point last = Clock::now();
   for (;;) {

@@ -65,6 +65,12 @@ class EmulatedResource {
   std::thread thread_;
 };
 
+// The calling thread asks for a 1 ns timer slack and, where the process may (root), the
+// lowest real-time priority, so that an emulated kernel ends on time on a busy machine.
+// Only the emulation's threads: given to the socket threads too, it starved the kernel's
+// network processing (GoogLeNet on 8 nodes: 0.27 s per iteration instead of 0.22 s).
+void prefer_prompt_wakeups();
+
 // Seconds since the clock's epoch (a process-independent steady clock: CLOCK_MONOTONIC,
 // shared by every process and network namespace of this machine).
 double now_s();

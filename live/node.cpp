@@ -49,10 +49,15 @@ class Node {
   void part_done(const Instance& in);
   void send_flow(int dst, const Instance& in, int part, const Flow& f);
   void launch_collective(const Instance& in);
-  void run_channel(Instance in, std::vector<CollectiveRound> rounds);
+  // Sends round `round` of a channel, and counts the receives it expects.
+  struct Channel;
+  void start_round(Channel& c);
+  // Moves the channels of this worker's instance (t, task) through every round whose
+  // receives have all arrived.
+  void advance(int t, std::uint32_t task);
   void on_frame(int from, const Frame& f);
   void fail(const std::string& what);
-  // Stops everything that could still call back: the mesh, the collective channels.
+  // Stops everything that could still call back: the mesh.
   void shutdown();
   void ctrl(const json& j);
   json report() const;
@@ -76,8 +81,16 @@ class Node {
   std::size_t owned_total_left_ = 0;
   std::vector<std::int64_t> gpu_last_;
   std::vector<std::tuple<std::size_t, double, double>> gpu0_busy_;  // representative GPU
-  std::map<Key, int> coll_received_;  // collective sends arrived
-  std::vector<std::thread> channels_;
+  std::map<Key, int> coll_received_;  // collective sends arrived, by (t, task, stream, sender)
+  // This worker's part of each collective instance under way, by (t, task): its channels,
+  // each a sequence of rounds (model/plan/collective.hpp).
+  struct Channel {
+    Instance in;  // this worker's instance of the collective
+    std::vector<CollectiveRound> rounds;
+    std::size_t round = 0;
+    std::map<std::pair<int, int>, int> expected;  // (stream, peer) -> receives so far
+  };
+  std::map<std::pair<int, std::uint32_t>, std::vector<Channel>> collectives_;
   std::string error_;
   bool stop_ = false;
   std::mutex ctrl_mu_;
@@ -305,31 +318,40 @@ void Node::launch_collective(const Instance& in) {
     return;
   }
   left_[id(in)] = int(sched.size());
-  for (auto& rounds : sched) channels_.emplace_back([this, in, r = std::move(rounds)] { run_channel(in, r); });
+  std::vector<Channel>& channels = collectives_[{in.t, in.task}];
+  for (auto& rounds : sched) channels.push_back(Channel{in, std::move(rounds), 0, {}});
+  for (Channel& c : channels) start_round(c);
+  advance(in.t, in.task);
 }
 
-// One channel of this worker's part of a collective: each round's sends leave at once
-// (queued to the peers' connections, as into NCCL's slots), then the round waits for one
-// send from each peer it expects (it may have come already). A send needs no
-// acknowledgement: the receiver's own round waits for it, and TCP delivers it.
-void Node::run_channel(Instance in, std::vector<CollectiveRound> rounds) {
-  std::map<std::pair<int, int>, int> expected;  // (stream, peer) -> receives so far
-  std::unique_lock<std::mutex> lock(mu_);
-  for (const CollectiveRound& r : rounds) {
-    for (const CollectiveSend& s : r.sends)
-      mesh_.send(plan_.worker_node(s.peer), kDataChannel,
-                 Frame{Kind::coll, in.task, in.t, in.who, s.stream, 0,
-                       std::uint64_t(std::max(1.0, std::round(s.bytes)))});
-    for (const CollectiveReceive& x : r.receives) ++expected[{x.stream, x.peer}];
-    cv_.wait(lock, [&] {
-      if (stop_ || !error_.empty()) return true;
-      for (const CollectiveReceive& x : r.receives)
-        if (coll_received_[Key{in.t, in.task, x.stream, x.peer}] < expected[{x.stream, x.peer}]) return false;
-      return true;
-    });
-    if (stop_ || !error_.empty()) return;
-  }
-  part_done(in);
+// A round's sends leave at once (queued to the peers' connections, as into NCCL's slots);
+// the round is done when one send from each peer it expects has arrived (it may have come
+// already). A send needs no acknowledgement: the receiver's own round waits for it, and
+// TCP delivers it. Driven by arrivals, no thread per channel.
+void Node::start_round(Channel& c) {
+  if (c.round >= c.rounds.size()) return;
+  const CollectiveRound& r = c.rounds[c.round];
+  for (const CollectiveSend& x : r.sends)
+    mesh_.send(plan_.worker_node(x.peer), kDataChannel,
+               Frame{Kind::coll, c.in.task, c.in.t, c.in.who, x.stream, 0,
+                     std::uint64_t(std::max(1.0, std::round(x.bytes)))});
+  for (const CollectiveReceive& x : r.receives) ++c.expected[{x.stream, x.peer}];
+}
+
+void Node::advance(int t, std::uint32_t task) {
+  const auto it = collectives_.find({t, task});
+  if (it == collectives_.end()) return;  // not launched here yet: arrivals wait in the counts
+  const Instance in = it->second.front().in;
+  for (Channel& c : it->second)
+    while (c.round < c.rounds.size()) {
+      bool arrived = true;
+      for (const CollectiveReceive& x : c.rounds[c.round].receives)
+        arrived = arrived && coll_received_[Key{t, task, x.stream, x.peer}] >= c.expected[{x.stream, x.peer}];
+      if (!arrived) break;
+      if (++c.round < c.rounds.size()) start_round(c);
+      else part_done(in);
+    }
+  if (left_[id(in)] == 0) collectives_.erase(it);
 }
 
 void Node::on_frame(int from, const Frame& f) {
@@ -380,7 +402,7 @@ void Node::on_frame(int from, const Frame& f) {
       return;
     case Kind::coll:
       ++coll_received_[Key{f.t, f.task, f.part, f.who}];
-      cv_.notify_all();
+      advance(f.t, f.task);
       return;
     case Kind::hello: return bad();
   }
@@ -442,8 +464,6 @@ void Node::shutdown() {
   }
   cv_.notify_all();
   mesh_.close();
-  for (std::thread& t : channels_)
-    if (t.joinable()) t.join();
 }
 
 }  // namespace

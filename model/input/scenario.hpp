@@ -33,7 +33,7 @@ struct LiveSettings {
   bool netns = true;  // shaped network namespaces; false: loopback, unshaped
   // The switch buffer in time: how long a packet may queue at a shaped link (tc tbf
   // latency), live/launch_local.hpp.
-  double queue_ms = 2;
+  double queue_ms = 50;
 };
 
 struct Scenario {
