@@ -24,11 +24,14 @@ EmulatedResource::~EmulatedResource() {
   thread_.join();
 }
 
-void EmulatedResource::submit(double amount, double delay_s, Done done) {
+void EmulatedResource::submit(double amount, double delay_s, double since_s, Done done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const auto delay = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(0.0, delay_s)));
-    jobs_.push_back(Job{std::max(0.0, amount), Clock::now() + delay, -1, std::move(done)});
+    Clock::time_point from = Clock::now();
+    if (since_s >= 0 && discipline_ == Discipline::fifo)
+      from = std::min(from, Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(since_s))));
+    jobs_.push_back(Job{std::max(0.0, amount), from + delay, -1, std::move(done)});
   }
   cv_.notify_all();
 }

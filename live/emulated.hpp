@@ -41,7 +41,9 @@ class EmulatedResource {
   EmulatedResource(const EmulatedResource&) = delete;
   EmulatedResource& operator=(const EmulatedResource&) = delete;
 
-  void submit(double amount, double delay_s, Done done);
+  // since_s >= 0: the job was ready then (on Clock, possibly past), not now. FIFO only:
+  // a shared resource's jobs cannot be back-dated without changing the others' shares.
+  void submit(double amount, double delay_s, double since_s, Done done);
   const std::string& name() const { return name_; }
 
  private:

@@ -45,8 +45,10 @@ class Node {
   int node_of(const Instance& in) const;
   std::vector<int> notify_targets(const Instance& in) const;
   void launch(const Instance& in);  // under mu_, as every method below but on_frame
-  void complete(const Instance& in);
-  void part_done(const Instance& in);
+  // at_s: when it completed (an emulated task: when it was due; else now). Dependents it
+  // releases are ready from then (cause_s_).
+  void complete(const Instance& in, double at_s = -1);
+  void part_done(const Instance& in, double at_s = -1);
   void send_flow(int dst, const Instance& in, int part, const Flow& f);
   void launch_collective(const Instance& in);
   // Sends round `round` of a channel, and counts the receives it expects.
@@ -93,6 +95,11 @@ class Node {
   std::map<std::pair<int, std::uint32_t>, std::vector<Channel>> collectives_;
   std::string error_;
   bool stop_ = false;
+  // When what is being handled now happened: instances it releases are ready from then.
+  // An emulated GPU kernel that ends releases the next one from its due end, not from when
+  // its thread woke: a CUDA stream runs queued kernels back to back, and a late wake-up
+  // must not add to every kernel of a chain (GoogLeNet: 284 kernels an iteration).
+  double cause_s_ = 0;
   std::mutex ctrl_mu_;
 
   // Emulated resources (declared last: destroyed first, before what their callbacks use).
@@ -191,7 +198,7 @@ void Node::launch(const Instance& in) {
   const std::size_t i = id(in);
   const Task& task = plan_.tasks[in.task];
   Record& rec = rec_[i];
-  rec.ready_s = rec.start_s = now_s();
+  rec.ready_s = rec.start_s = cause_s_;
   switch (task.resource) {
     case Resource::gpu: {
       const int n = task.gpus == GpuSet::all ? gpus_ : 1;
@@ -199,7 +206,7 @@ void Node::launch(const Instance& in) {
       rec.slowdown = slow;
       left_[i] = n;
       for (int g = 0; g < n; ++g)
-        gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, [this, in, g](double s0, double s1) {
+        gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, cause_s_, [this, in, g](double s0, double s1) {
           std::lock_guard<std::mutex> lock(mu_);
           if (stop_) return;
           const std::size_t k = id(in);
@@ -210,7 +217,7 @@ void Node::launch(const Instance& in) {
             rec_[k].start_s = s0;
             rec_[k].queued_behind = s0 > rec_[k].ready_s + 1e-4 ? before : -1;
           }
-          part_done(in);
+          part_done(in, s1);
         });
       return;
     }
@@ -231,11 +238,11 @@ void Node::launch(const Instance& in) {
         delay = plan_.rates.pcie_latency_s;
       }
       if (amount <= 0) {
-        complete(in);
+        complete(in, cause_s_);
         return;
       }
       left_[i] = 1;
-      r->submit(amount, delay, [this, in](double, double) {
+      r->submit(amount, delay, -1, [this, in](double, double) {
         std::lock_guard<std::mutex> lock(mu_);
         if (!stop_) part_done(in);
       });
@@ -269,7 +276,7 @@ void Node::launch(const Instance& in) {
       if (remote == 0) complete(in);
       return;
     }
-    case Resource::none: complete(in); return;
+    case Resource::none: complete(in, cause_s_); return;
   }
 }
 
@@ -285,13 +292,18 @@ void Node::send_flow(int dst, const Instance& in, int part, const Flow& f) {
   }
 }
 
-void Node::part_done(const Instance& in) {
-  if (--left_[id(in)] == 0) complete(in);
+void Node::part_done(const Instance& in, double at_s) {
+  double& end = rec_[id(in)].end_s;  // the latest part's, where parts say when they ended
+  end = std::max(end, at_s);
+  if (--left_[id(in)] == 0) complete(in, end);
 }
 
-void Node::complete(const Instance& in) {
+void Node::complete(const Instance& in, double at_s) {
   const std::size_t i = id(in);
-  rec_[i].end_s = now_s();
+  const double at = at_s >= 0 ? at_s : now_s();
+  rec_[i].end_s = at;
+  const double outer = cause_s_;
+  cause_s_ = at;
   try {
     graph_.mark_complete(in);
   } catch (const std::logic_error& e) {
@@ -308,6 +320,7 @@ void Node::complete(const Instance& in) {
   graph_.release_dependents(in, [this](const Instance& r) {
     if (owns(r)) launch(r);
   });
+  cause_s_ = outer;
 }
 
 void Node::launch_collective(const Instance& in) {
@@ -357,6 +370,7 @@ void Node::advance(int t, std::uint32_t task) {
 void Node::on_frame(int from, const Frame& f) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stop_ || !error_.empty()) return;
+  cause_s_ = now_s();
   const auto bad = [&] { error_ = "node " + std::to_string(from) + " sent a frame this plan cannot have"; };
   if (f.task >= plan_.tasks.size() || f.t < 0 || f.t >= graph_.iterations() || f.who < 0 ||
       f.who >= graph_.instances_of(f.task)) {
@@ -438,6 +452,7 @@ int Node::run() {
   if (net::recv_json(ctrl_fd_).value("type", "") != "go") throw std::runtime_error("expected go");
   {
     std::unique_lock<std::mutex> lock(mu_);
+    cause_s_ = now_s();
     for (const Instance& in : graph_.initially_ready())
       if (owns(in)) launch(in);
     cv_.wait(lock, [&] { return owned_total_left_ == 0 || !error_.empty(); });

@@ -88,10 +88,10 @@ TEST_CASE("emulated resources keep the simulator's time: processor sharing and F
     const double t0 = live::now_s();
     {
       EmulatedResource r("test", 10.0, d);
-      r.submit(1.0, 0, [&](double s, double e) { std::lock_guard<std::mutex> l(mu); done[0] = {s - t0, e - t0}; });
-      r.submit(2.0, 0, [&](double s, double e) { std::lock_guard<std::mutex> l(mu); done[1] = {s - t0, e - t0}; });
+      r.submit(1.0, 0, -1, [&](double s, double e) { std::lock_guard<std::mutex> l(mu); done[0] = {s - t0, e - t0}; });
+      r.submit(2.0, 0, -1, [&](double s, double e) { std::lock_guard<std::mutex> l(mu); done[1] = {s - t0, e - t0}; });
       std::this_thread::sleep_for(std::chrono::milliseconds(450));
-      r.submit(0.5, 0.05, [&](double s, double e) { std::lock_guard<std::mutex> l(mu); done[2] = {s, e}; });
+      r.submit(0.5, 0.05, -1, [&](double s, double e) { std::lock_guard<std::mutex> l(mu); done[2] = {s, e}; });
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
     INFO((fifo ? "fifo" : "sharing") << ": ends " << done[0].second << ", " << done[1].second);
@@ -103,6 +103,22 @@ TEST_CASE("emulated resources keep the simulator's time: processor sharing and F
     CHECK(done[2].second - done[2].first >= 0.05 - 1e-3);
     CHECK(done[2].second - done[2].first <= 0.05 + 0.03);
   }
+  // A FIFO job ready 0.05 s ago (a kernel queued behind one that was due then) runs from
+  // then: 1 unit at 10/s ends 0.05 s from now, not 0.1.
+  std::mutex mu;
+  double start = -1, end = -1;
+  const double now = live::now_s();
+  {
+    EmulatedResource r("back-dated", 10.0, EmulatedResource::Discipline::fifo);
+    r.submit(1.0, 0, now - 0.05, [&](double s, double e) {
+      std::lock_guard<std::mutex> l(mu);
+      start = s - now;
+      end = e - now;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  CHECK(start == Approx(-0.05).margin(1e-6));
+  CHECK(end == Approx(0.05).margin(1e-6));  // the job's due end, whenever its thread woke
 }
 
 TEST_CASE("every strategy runs live over loopback: every instance, the plan's bytes, no faster "
