@@ -88,7 +88,7 @@ NetnsCluster::NetnsCluster(const NetnsOptions& opt) : opt_(opt) {
   if (opt_.nodes < 2 || opt_.nodes > 200) throw NetnsError("namespace cluster needs 2..200 nodes");
   if (!(opt_.rate_gbit > 0)) throw NetnsError("namespace cluster needs a rate > 0");
   const double rate_bytes = opt_.rate_gbit * 1e9 / 8;
-  burst_ = opt_.burst_bytes > 0 ? opt_.burst_bytes : std::max(64.0 * 1024, rate_bytes * 4e-3);
+  burst_ = opt_.burst_bytes > 0 ? opt_.burst_bytes : std::max(16.0 * 1024, rate_bytes * 4e-3);
   cleanup_stale();
   const std::string base =
       std::string(kPrefix) + std::to_string(::getpid()) + "-" + std::to_string(g_sequence++);
