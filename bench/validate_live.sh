@@ -34,12 +34,20 @@ all=$(cat "$work"/*.txt | awk '$NF ~ /%$/ && $1 != "strategy" { v = $NF; sub(/%/
 n=$(echo "$all" | wc -l)
 median=$(echo "$all" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 worst=$(echo "$all" | tail -1)
+# The same by node count (the machine's 2 cores host 2 node processes well, 8 less so).
+by_nodes() {
+  cat "$work"/*.txt | awk -v n="$1" '$NF ~ /%$/ && $1 != "strategy" && $2 == n { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' |
+    sort -g | awk '{ v[NR] = $1 } END { printf "%d points: |error| median %s%%, worst %s%%", NR, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR] }'
+}
 {
   echo "# Live validation: possim's SimGrid engine against the same plans run for real"
   echo
   echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), kernel $(uname -r), load average before: $load_before, possim $("$root/possim" --version | cut -d' ' -f2)"
   echo
   echo "command: \`bench/validate_live.sh\` (runs \`possim validate SCENARIO --live\` for each of scenarios/validation/; ${wall} s in all)"
+  echo
+  echo "- 2 nodes: $(by_nodes 2)"
+  echo "- 8 nodes: $(by_nodes 8)"
   echo
   echo "**$n points: |error| median ${median}%, worst ${worst}%.** error = SimGrid's seconds per iteration / the live run's (the median of its iterations after the first) - 1."
   echo
