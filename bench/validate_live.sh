@@ -12,11 +12,12 @@ out=reports/validation
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/set"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 for s in scenarios/validation/*.json; do
   name=$(basename "$s" .json)
-  "$root/possim" validate "$s" --live --json "$out/$name.json" > "$work/$name.txt" 2> "$work/$name.err" ||
+  "$root/possim" validate "$s" --live --json "$out/$name.json" > "$work/set/$name.txt" 2> "$work/$name.err" ||
     { cat "$work/$name.err" >&2; exit 1; }
 done
 wall=$(( $(date +%s) - t0 ))
@@ -30,13 +31,13 @@ sed -i 's/"profile": "live_netns"/"profile": "live_netns.json"/' "$work/shallow.
 "$root/possim" validate "$work/shallow.json" --live > "$work/shallow.txt" 2> "$work/shallow.err" ||
   { cat "$work/shallow.err" >&2; exit 1; }
 # Every point's |error| in percent, over all scenarios: the summary line.
-all=$(cat "$work"/*.txt | awk '$NF ~ /%$/ && $1 != "strategy" { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' | sort -g)
+all=$(cat "$work"/set/*.txt | awk '$NF ~ /%$/ && $1 != "strategy" { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' | sort -g)
 n=$(echo "$all" | wc -l)
 median=$(echo "$all" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 worst=$(echo "$all" | tail -1)
 # The same by node count (the machine's 2 cores host 2 node processes well, 8 less so).
 by_nodes() {
-  cat "$work"/*.txt | awk -v n="$1" '$NF ~ /%$/ && $1 != "strategy" && $2 == n { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' |
+  cat "$work"/set/*.txt | awk -v n="$1" '$NF ~ /%$/ && $1 != "strategy" && $2 == n { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' |
     sort -g | awk '{ v[NR] = $1 } END { printf "%d points: |error| median %s%%, worst %s%%", NR, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR] }'
 }
 {
@@ -67,7 +68,7 @@ by_nodes() {
     [ -f "scenarios/validation/$name.md" ] && cat "scenarios/validation/$name.md" && echo
     echo
     echo '```'
-    cat "$work/$name.txt"
+    cat "$work/set/$name.txt"
     echo '```'
   done
   echo
