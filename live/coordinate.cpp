@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -57,6 +60,30 @@ int Children::poll_exited() {
     }
   }
   return any;
+}
+
+net::Fd spawn_node(const SyncPlan& plan, int node, const std::string& address, const NodeOptions& no,
+                   const std::function<void()>& in_child, Children& kids) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) throw std::runtime_error("socketpair failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = child_processes::spawn();
+  if (pid == 0) {
+    int rc = 1;
+    try {
+      ::close(sv[0]);
+      if (in_child) in_child();
+      rc = run_node(plan, node, sv[1], address, no);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "possim live node %d: %s\n", node, e.what());
+    }
+    std::fflush(stderr);
+    ::_exit(rc);  // no destructors: they belong to the parent's objects
+  }
+  ::close(sv[1]);
+  kids.add(pid);
+  return net::Fd(sv[0]);
 }
 
 void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids,
@@ -115,6 +142,7 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
           }
           quiet_since = now_s();
           const std::string type = j.value("type", "");
+          if (type == "counters") open[std::size_t(i)] = 0;  // its last word: it exits now
           if (type == "iteration") {
             at_iteration[std::size_t(i)] = j.value("t", 0) + 1;
             if (opt.progress && i == 0)
@@ -126,7 +154,7 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
             inbox[std::size_t(i)] = std::move(j);
           }
         }
-      if (dead >= 0 && dead < n && inbox[std::size_t(dead)].is_null())
+      if (dead >= 0 && dead < n && open[std::size_t(dead)] && inbox[std::size_t(dead)].is_null())
         failure(role(plan, dead) + " (node " + std::to_string(dead) + ") " +
                 describe_status(kids.status[std::size_t(dead)]) + " in iteration " +
                 std::to_string(at_iteration[std::size_t(dead)]));
@@ -151,6 +179,7 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
   for (int i = 0; i < n; ++i) net::send_json(ctrl[std::size_t(i)].get(), {{"type", "go"}});
   for (int i = 0; i < n; ++i) run.reports.push_back(next(i, "finished"));
   for (int i = 0; i < n; ++i) net::send_json(ctrl[std::size_t(i)].get(), {{"type", "quit"}});
+  for (int i = 0; i < n; ++i) run.counters.push_back(next(i, "counters"));
   // Each exits once told; a node that does not within the stall timeout is killed.
   const double deadline = now_s() + opt.stall_timeout_s;
   for (;;) {

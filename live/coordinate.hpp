@@ -7,10 +7,12 @@
 #pragma once
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "live/launch_local.hpp"
+#include "live/node.hpp"
 #include "net/wire.hpp"
 
 namespace possim::live {
@@ -28,6 +30,12 @@ struct Children {
   // Reaps what has exited; returns the index of one that did, or -1.
   int poll_exited();
 };
+
+// Forks node `node`'s process (tracked in `kids`): in the child, `in_child` runs first
+// (closing what the child must not hold, entering a namespace), then the node until the
+// coordinator says quit. Returns the coordinator's end of its control connection.
+net::Fd spawn_node(const SyncPlan& plan, int node, const std::string& address, const NodeOptions& no,
+                   const std::function<void()>& in_child, Children& kids);
 
 // ctrl[i]: node i's control connection. kids.pid[i], where i < kids.pid.size(), is node
 // i's local process (MPI: only node 0's). address[i]: where node i listens, or "" to take

@@ -54,32 +54,13 @@ LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt) {
   const double t_begin = now_s();
   Children kids;
   std::vector<net::Fd> ctrl;
-  for (int i = 0; i < n; ++i) {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) throw std::runtime_error("socketpair failed");
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = child_processes::spawn();
-    if (pid == 0) {
-      int rc = 1;
-      try {
-        ::close(sv[0]);
-        for (auto& c : ctrl) ::close(c.get());
-        if (cluster) cluster->enter(i);
-        NodeOptions no;
-        no.connect_timeout_s = opt.connect_timeout_s;
-        rc = run_node(plan, i, sv[1], address[std::size_t(i)], no);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "possim live node %d: %s\n", i, e.what());
-      }
-      std::fflush(stderr);
-      ::_exit(rc);
-    }
-    ::close(sv[1]);
-    ctrl.emplace_back(sv[0]);
-    kids.add(pid);
-  }
-
+  NodeOptions no;
+  no.connect_timeout_s = opt.connect_timeout_s;
+  for (int i = 0; i < n; ++i)
+    ctrl.push_back(spawn_node(plan, i, address[std::size_t(i)], no, [&] {
+      for (auto& c : ctrl) ::close(c.get());  // the other nodes' channels
+      if (cluster) cluster->enter(i);
+    }, kids));
   std::vector<std::pair<double, double>> before;
   if (cluster)
     for (int i = 0; i < n; ++i) before.push_back(cluster->link_bytes(i));

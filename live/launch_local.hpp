@@ -36,6 +36,9 @@ struct LaunchOptions {
 struct LiveRun {
   double go_s = 0;                      // when the nodes were told to start (live/emulated.hpp clock)
   std::vector<nlohmann::json> reports;  // per node: its "finished" message
+  // Per node: the bytes its sockets carried by iteration ("counters", sent at quit: a node
+  // that has finished its own instances may still serve its peers' pulls).
+  std::vector<nlohmann::json> counters;
   std::vector<std::string> tc_commands; // what shaped the links (netns)
   double link_rate_gbit = 0;            // the shaped rate of every link; 0: loopback
   // Per node, what its link carried during the run by the kernel's counters (netns only, net/netns.hpp;

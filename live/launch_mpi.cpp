@@ -56,26 +56,9 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
   if (n > 1) listener = net::listen_tcp(m.host, port);
   std::vector<net::Fd> ctrl(static_cast<std::size_t>(n));
   Children kids;
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) throw std::runtime_error("socketpair failed");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = child_processes::spawn();
-  if (pid == 0) {
-    int rc = 1;
-    try {
-      ::close(sv[0]);
-      if (listener) ::close(listener.get());
-      rc = run_node(plan, 0, sv[1], m.host, no);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "possim live node 0: %s\n", e.what());
-    }
-    std::fflush(stderr);
-    ::_exit(rc);
-  }
-  ::close(sv[1]);
-  ctrl[0] = net::Fd(sv[0]);
-  kids.add(pid);
+  ctrl[0] = spawn_node(plan, 0, m.host, no, [&] {
+    if (listener) ::close(listener.get());
+  }, kids);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
   for (int joined = 1; joined < n;) {
     pollfd p{listener.get(), POLLIN, 0};

@@ -49,6 +49,8 @@ class Node {
   // releases are ready from then (cause_s_).
   void complete(const Instance& in, double at_s = -1);
   void part_done(const Instance& in, double at_s = -1);
+  // Marks `in` done in the graph; false (and the run's error set) if it was already.
+  bool mark_done(const Instance& in);
   void send_flow(int dst, const Instance& in, int part, const Flow& f);
   void launch_collective(const Instance& in);
   // Sends round `round` of a channel, and counts the receives it expects.
@@ -302,15 +304,9 @@ void Node::complete(const Instance& in, double at_s) {
   const std::size_t i = id(in);
   const double at = at_s >= 0 ? at_s : now_s();
   rec_[i].end_s = at;
+  if (!mark_done(in)) return;
   const double outer = cause_s_;
   cause_s_ = at;
-  try {
-    graph_.mark_complete(in);
-  } catch (const std::logic_error& e) {
-    error_ = std::string("live engine: ") + e.what();
-    cv_.notify_all();
-    return;
-  }
   if (owns(in)) {  // (cluster replicas too: every node counts its own)
     for (int n : notify_targets(in)) mesh_.send(n, kControlChannel, Frame{Kind::done, in.task, in.t, in.who, 0, 0, 0});
     --owned_total_left_;
@@ -321,6 +317,17 @@ void Node::complete(const Instance& in, double at_s) {
     if (owns(r)) launch(r);
   });
   cause_s_ = outer;
+}
+
+bool Node::mark_done(const Instance& in) {
+  try {
+    graph_.mark_complete(in);
+    return true;
+  } catch (const std::logic_error& e) {  // a bug (or a peer's): the run cannot be trusted
+    error_ = std::string("live engine: ") + e.what();
+    cv_.notify_all();
+    return false;
+  }
 }
 
 void Node::launch_collective(const Instance& in) {
@@ -405,14 +412,7 @@ void Node::on_frame(int from, const Frame& f) {
       return;
     }
     case Kind::done:
-      try {
-        graph_.mark_complete(in);
-      } catch (const std::logic_error& e) {
-        error_ = std::string("live engine: ") + e.what();
-        cv_.notify_all();
-        return;
-      }
-      graph_.release_dependents(in, launch_mine);
+      if (mark_done(in)) graph_.release_dependents(in, launch_mine);
       return;
     case Kind::coll:
       ++coll_received_[Key{f.t, f.task, f.part, f.who}];
@@ -433,11 +433,7 @@ json Node::report() const {
   }
   json busy = json::array();
   for (const auto& [i, s0, s1] : gpu0_busy_) busy.push_back({i, s0, s1});
-  return {{"type", "finished"},
-          {"records", recs},
-          {"gpu0_busy", busy},
-          {"sent", mesh_.sent_by_iteration()},
-          {"received", mesh_.received_by_iteration()}};
+  return {{"type", "finished"}, {"records", recs}, {"gpu0_busy", busy}};
 }
 
 int Node::run() {
@@ -468,7 +464,8 @@ int Node::run() {
   // are: it reports, then serves until the coordinator says quit.
   ctrl(report());
   const json quit = net::recv_json(ctrl_fd_);
-  shutdown();
+  shutdown();  // every instance of every node is done: nothing is in flight
+  ctrl({{"type", "counters"}, {"sent", mesh_.sent_by_iteration()}, {"received", mesh_.received_by_iteration()}});
   return quit.value("type", "") == "quit" ? 0 : 1;
 }
 

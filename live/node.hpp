@@ -13,7 +13,9 @@
 // Control protocol with the coordinator (JSON frames, net/wire.hpp): node -> hello
 // {port}; coordinator -> roster {addresses, ports}; node -> ready; coordinator -> go;
 // node -> iteration {t} as each of its iterations completes; node -> finished {records,
-// sent, received}; coordinator -> quit. On any failure: node -> error {message}, exit 1.
+// gpu0_busy}; coordinator -> quit; node -> counters {sent, received} (bytes by iteration,
+// once its peers can need nothing more of it). On any failure: node -> error {message},
+// exit 1.
 #pragma once
 #include <string>
 

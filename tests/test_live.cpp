@@ -52,6 +52,36 @@ bool can_make_namespaces() {
   }
 }
 
+// A live run of `scenario` started by possim in its own process group in a fresh `dir`
+// (stderr in err.txt), once its stderr holds `mark` after "N node processes connected"
+// (as the coordinator reports it); REQUIREs that within 60 s.
+struct LiveProcess {
+  fs::path dir;
+  pid_t pid = -1;
+};
+LiveProcess start_live_run(const std::string& tag, const std::string& scenario, int nodes, const std::string& mark) {
+  LiveProcess r;
+  r.dir = fs::temp_directory_path() / ("possim_live_" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(r.dir);
+  fs::create_directories(r.dir);
+  std::ofstream(r.dir / "s.json") << scenario;
+  r.pid = start_possim(r.dir, {"run", "s.json", "--engine", "live", "--out", "out"});
+  const std::string connected = std::to_string(nodes) + " node processes connected";
+  const auto under_way = [&](const std::string& err) {
+    const auto at = err.find(connected);
+    return at != std::string::npos && err.find(mark, at) != std::string::npos;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string err;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60) && !under_way(err)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    err = slurp(r.dir / "err.txt");
+  }
+  INFO(err);
+  REQUIRE(under_way(err));
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("a plan's network scaled down by k: both engines predict the same iteration", "[live]") {
@@ -163,32 +193,15 @@ TEST_CASE("every strategy runs live over loopback: every instance, the plan's by
 TEST_CASE("a node killed mid-run ends the live run within seconds, naming it and its iteration; "
           "nothing is left behind", "[live][netns]") {
   if (!can_make_namespaces()) FAIL("cannot create network namespaces (needs root and iproute2)");
-  const fs::path dir = fs::temp_directory_path() / ("possim_live_kill_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  {
-    std::ofstream f(dir / "s.json");
-    f << R"({"name": "kill", "model": "alexnet", "batch_per_gpu": 32,
+  const std::set<std::string> before = possim_namespaces();
+  // Under way: after the single-GPU baseline, the 4 nodes are at iteration 2.
+  const LiveProcess run = start_live_run("kill", R"({"name": "kill", "model": "alexnet", "batch_per_gpu": 32,
              "cluster": {"nodes": [4], "nic_gbps": [10]}, "strategies": ["ps"],
              "profile": "titanx_maxwell", "iterations": 40,
-             "live": {"network_scale": 20, "links": "netns"}})";
-  }
-  const std::set<std::string> before = possim_namespaces();
-  const pid_t pid = start_possim(dir, {"run", "s.json", "--engine", "live", "--out", "out"});
-  // Wait for the run to be under way (after the single-GPU baseline, the 4 nodes are at
-  // iteration 2), then kill the third node process.
-  const auto t0 = std::chrono::steady_clock::now();
+             "live": {"network_scale": 20, "links": "netns"}})", 4, "iteration 2 of");
+  const fs::path dir = run.dir;
+  const pid_t pid = run.pid;
   std::string err;
-  const auto under_way = [&] {
-    const auto at = err.find("4 node processes connected");
-    return at != std::string::npos && err.find("iteration 2 of", at) != std::string::npos;
-  };
-  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-    std::ifstream e(dir / "err.txt");
-    err.assign(std::istreambuf_iterator<char>(e), {});
-    if (under_way()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  REQUIRE(under_way());
   const std::set<pid_t> kids = group_members(pid, pid);
   REQUIRE(kids.size() >= 4);
   // The node processes were forked in node order, the single-GPU baseline ran in process.
@@ -201,8 +214,7 @@ TEST_CASE("a node killed mid-run ends the live run within seconds, naming it and
   CHECK(took < 10);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) != 0);
-  std::ifstream e(dir / "err.txt");
-  err.assign(std::istreambuf_iterator<char>(e), {});
+  err = slurp(dir / "err.txt");
   INFO(err);
   CHECK(err.find("killed by signal 9") != std::string::npos);
   CHECK(err.find("pid " + std::to_string(victim)) != std::string::npos);
@@ -216,26 +228,13 @@ TEST_CASE("a node killed mid-run ends the live run within seconds, naming it and
 TEST_CASE("SIGINT during a live run: every node process ends, every namespace goes, nothing is "
           "written, exit 130", "[live][netns]") {
   if (!can_make_namespaces()) FAIL("cannot create network namespaces (needs root and iproute2)");
-  const fs::path dir = fs::temp_directory_path() / ("possim_live_int_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  {
-    std::ofstream f(dir / "s.json");
-    f << R"({"name": "int", "model": "alexnet", "batch_per_gpu": 32,
+  const std::set<std::string> before = possim_namespaces();
+  const LiveProcess run = start_live_run("int", R"({"name": "int", "model": "alexnet", "batch_per_gpu": 32,
              "cluster": {"nodes": [3], "nic_gbps": [10]}, "strategies": ["wfbp"],
              "profile": "titanx_maxwell", "iterations": 40,
-             "live": {"network_scale": 20, "links": "netns"}})";
-  }
-  const std::set<std::string> before = possim_namespaces();
-  const pid_t pid = start_possim(dir, {"run", "s.json", "--engine", "live", "--out", "out"});
-  const auto t0 = std::chrono::steady_clock::now();
-  std::string err;
-  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60) &&
-         err.find("3 node processes connected") == std::string::npos) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::ifstream e(dir / "err.txt");
-    err.assign(std::istreambuf_iterator<char>(e), {});
-  }
-  REQUIRE(err.find("3 node processes connected") != std::string::npos);
+             "live": {"network_scale": 20, "links": "netns"}})", 3, "");
+  const fs::path dir = run.dir;
+  const pid_t pid = run.pid;
   REQUIRE(possim_namespaces().size() > before.size());  // its namespaces exist now
   ::kill(pid, SIGINT);
   double took = 0;
@@ -327,4 +326,32 @@ TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of S
     }
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("SSP with log-normal stragglers and drops runs live: every instance, the plan's bytes",
+          "[live]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  live::LiveOptions o;
+  o.network_scale = 100;
+  o.launch.netns = false;
+  const live::LiveEngine engine(o);
+  for (const std::string s : {"ps", "wfbp", "poseidon", "onebit"}) {
+    PlanRequest r = request(net, prof, 3, 40, 32, 4);
+    r.options.consistency = Consistency::ssp;
+    r.options.staleness = 2;
+    r.options.stragglers.kind = "lognormal";
+    r.options.stragglers.sigma = 0.5;
+    r.options.stragglers.drop_after = 1.2;
+    const SyncPlan plan = make_plan(s, r);
+    INFO(s);
+    REQUIRE_FALSE(plan.undisturbed());
+    const Result sim = sim::SimGridEngine().run(plan, {});
+    const Result live = engine.run(plan, {});
+    CHECK(live.iteration_end_s.size() == 4);
+    CHECK(live.sent_bytes_max == Approx(sim.sent_bytes_max).epsilon(1e-4).margin(1e3));
+    CHECK(live.received_bytes_mean == Approx(sim.received_bytes_mean).epsilon(1e-4).margin(1e3));
+    // (Not the time breakdown: under SSP with stragglers its shares do not add up to the
+    // iteration in either engine, SimGrid's included: a known gap, see the closing note.)
+  }
 }
