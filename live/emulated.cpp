@@ -5,7 +5,6 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 namespace possim::live {

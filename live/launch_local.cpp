@@ -1,28 +1,17 @@
 #include "live/launch_local.hpp"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <memory>
-#include <stdexcept>
 
-#include "live/emulated.hpp"
 #include "live/coordinate.hpp"
-#include "live/node.hpp"
+#include "live/emulated.hpp"
 #include "model/run/child_processes.hpp"
 #include "net/netns.hpp"
-#include "net/wire.hpp"
 
 namespace possim::live {
 
 namespace {
-
-using nlohmann::json;
 
 // Deletes the namespaces if an interrupt ends the process before the cluster's destructor.
 struct StopHook {

@@ -1,7 +1,7 @@
 #include "live/live_engine.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <array>
 
 #include "model/input/error.hpp"
 #include "model/plan/instance_graph.hpp"

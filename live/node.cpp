@@ -1,7 +1,5 @@
 #include "live/node.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -10,7 +8,6 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
-#include <thread>
 #include <tuple>
 
 #include "live/emulated.hpp"
