@@ -26,6 +26,23 @@ constexpr int kMaxJobs = 1024;  // threads, each waiting for one simulation proc
 // More traces than this in one run is rarely meant (the shipped scenario: 24, 57 MB).
 constexpr std::size_t kTracesBeforeWarning = 4;
 
+// A live run with arithmetic compute trained the model for real: its loss, and whether
+// every worker ended with the same parameters.
+void print_training(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
+  Table t({"strategy", "nodes", "Gbit/s", "first loss", "last loss", "replicas"});
+  bool any = false;
+  for (const Result& r : results) {
+    if (r.training_loss.empty()) continue;
+    any = true;
+    t.add({r.strategy, std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1), fixed(r.training_loss.front(), 4),
+           fixed(r.training_loss.back(), 4), r.replicas_agree ? "agree" : "DIFFER"});
+  }
+  if (!any) return;
+  out << "\ntraining for real (arithmetic compute, SGD at learning rate " << s.live.learning_rate
+      << "): cross-entropy of each iteration's global batch\n\n";
+  t.print(out);
+}
+
 void print_table(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
   out << s.name << ": " << s.network.name << ", batch " << s.batch_per_gpu << "/GPU, "
       << s.gpus_per_node << " GPU/node, engine " << results.front().engine << ", profile "
@@ -58,6 +75,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
   for (std::size_t i = 0; i < shares.size(); ++i)
     out << (i ? ", " : "") << short_name(shares[i]) << " = " << share_meaning(shares[i]);
   if (!shares.empty()) out << "\n";
+  print_training(s, results, out);
   if (!sweep_note(s).empty()) out << "\n" << sweep_note(s) << "\n";
   // Say when SimGrid reported iterations from a repeated one (sim::SimGridOptions explains why exact).
   std::size_t reused = 0;
@@ -159,7 +177,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator);
+  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator, &s.network, s.seed);
   if (!writes_results(*engine)) {  // a rank serving its node in a live run under mpirun
     run_sweep(s, *engine, 1);
     return 0;

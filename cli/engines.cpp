@@ -15,7 +15,8 @@ std::string engine_names() {
 }
 
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations, const std::string& reduce,
-                                    const LiveSettings* live, const std::string& coordinator) {
+                                    const LiveSettings* live, const std::string& coordinator, const Network* net,
+                                    std::uint64_t seed) {
   if (name == "analytic") return std::make_unique<AnalyticEngine>();
   if (name == "live") {
     if (live == nullptr) throw InputError("--engine", "live is not available for this command", "simgrid or analytic");
@@ -23,6 +24,12 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
     o.network_scale = live->network_scale;
     o.launch.netns = live->netns;
     o.launch.queue_ms = live->queue_ms;
+    if (live->arithmetic) {
+      if (net == nullptr) throw InputError("live.compute", "arithmetic is not available for this command", "emulated");
+      o.launch.arithmetic.net = net;
+      o.launch.arithmetic.learning_rate = live->learning_rate;
+      o.launch.arithmetic.seed = seed;
+    }
     o.launch.progress = [](const std::string& line) { std::cerr << "possim live: " << line << "\n"; };
     const std::optional<Shard> rank = mpi_shard();
     if (rank && coordinator.empty())

@@ -65,7 +65,7 @@ double spread_s(const Result& r) {
 int validate_live(const std::string& scenario_path, double tolerance, const std::string& json_out) {
   handle_interrupts();
   const Scenario s = load_scenario(scenario_path);
-  const auto live = make_engine("live", false, "auto", &s.live);
+  const auto live = make_engine("live", false, "auto", &s.live, "", &s.network, s.seed);
   sim::SimGridOptions so;
   so.reduce = sim::SimGridOptions::Reduce::off;  // the same nodes as the live run
   const sim::SimGridEngine simgrid(so);

@@ -4,6 +4,8 @@
 // expand_flows() order, or a collective's stream).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace possim::live {
 
@@ -29,6 +31,9 @@ struct Frame {
   std::int32_t part = 0;
   std::uint32_t flags = 0;
   std::uint64_t bytes = 0;
+  // The payload's values (arithmetic compute), bytes long; null: zeros (emulated compute).
+  // Not part of the header: it follows it on the wire.
+  std::shared_ptr<const std::vector<unsigned char>> payload;
 };
 
 constexpr std::size_t kFrameBytes = 32;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "live/arithmetic/settings.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim::live {
@@ -31,6 +32,7 @@ struct LaunchOptions {
   double stall_timeout_s = 30;  // no message from any node for this long ends the run
   double connect_timeout_s = 30;
   std::function<void(const std::string&)> progress;
+  arith::Settings arithmetic;  // enabled: the model evaluated for real (live/node.hpp)
 };
 
 struct LiveRun {

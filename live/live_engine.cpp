@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "live/arithmetic/node_math.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/instance_graph.hpp"
 #include "model/plan/network_scale.hpp"
@@ -36,6 +37,12 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   if (!opt_.mpi && nodes > kMaxLocalNodes)
     throw InputError("cluster", "", std::to_string(nodes) + " nodes is more than a local live run can host",
                      "at most " + std::to_string(kMaxLocalNodes) + " nodes with --engine live");
+  if (opt_.launch.arithmetic.enabled()) {
+    if (opt_.network_scale != 1)
+      throw InputError("live.network_scale", "", "arithmetic compute moves the model's own values, which cannot be scaled",
+                       "1 (or \"compute\": \"emulated\")");
+    arith::NodeMath check(plan, opt_.launch.arithmetic, 0);  // what it cannot compute, named before any process starts
+  }
   const SyncPlan scaled = scale_network(plan, opt_.network_scale);
   // Measured here (reports/validation/): 0.5 Gbit/s links carry their rate to within a few
   // percent with 8 nodes on 2 cores; faster ones are the machine's limit, not the model's.
@@ -140,6 +147,17 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
       }
   }
   r.sent_bytes_mean = sent_sum / nodes;
+
+  // Arithmetic compute: the loss of the global batch, and whether the replicas agree.
+  if (opt_.launch.arithmetic.enabled()) {
+    r.training_loss.assign(std::size_t(k), 0.0);
+    for (int w = 0; w < plan.workers; ++w) {
+      const auto& rep = run.reports[std::size_t(w)];
+      const auto loss = rep.at("loss").get<std::vector<double>>();
+      for (std::size_t t = 0; t < loss.size() && t < r.training_loss.size(); ++t) r.training_loss[t] += loss[t] / plan.workers;
+      if (rep.at("params") != run.reports.front().at("params")) r.replicas_agree = false;
+    }
+  }
   r.received_bytes_mean = received_sum / nodes;
 
   if (ropt.timeline)

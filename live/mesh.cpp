@@ -16,9 +16,10 @@ const std::vector<unsigned char>& zeros() {
   return z;
 }
 bool has_payload(Kind k) { return k == Kind::data || k == Kind::coll; }
+constexpr std::uint64_t kMaxValues = 1ULL << 30;  // a frame of values is held whole in memory
 }  // namespace
 
-Mesh::Mesh(int me, int nodes, const std::string& address) : me_(me), nodes_(nodes) {
+Mesh::Mesh(int me, int nodes, const std::string& address, bool values) : me_(me), nodes_(nodes), values_(values) {
   listener_ = net::listen_tcp(address, port_);
   out_.resize(std::size_t(nodes) * 2);
 }
@@ -34,7 +35,7 @@ void Mesh::connect(const std::vector<std::string>& addresses, const std::vector<
       out->fd = net::connect_tcp(addresses[std::size_t(n)], ports[std::size_t(n)], timeout_s);
       net::tune_socket(out->fd.get(), 0);
       unsigned char b[kFrameBytes];
-      encode(Frame{Kind::hello, 0, 0, me_, ch, 0, 0}, b);
+      encode(Frame{Kind::hello, 0, 0, me_, ch, 0, 0, nullptr}, b);
       net::send_all(out->fd.get(), b, sizeof b);
       out_[std::size_t(n) * 2 + std::size_t(ch)] = std::move(out);
     }
@@ -76,6 +77,7 @@ void Mesh::start(OnFrame on_frame, OnError on_error) {
 void Mesh::send(int node, int channel, const Frame& f) {
   Out* o = out_.at(std::size_t(node) * 2 + std::size_t(channel)).get();
   if (o == nullptr) throw std::logic_error("live mesh: no connection to node " + std::to_string(node));
+  if (f.payload && f.payload->size() != f.bytes) throw std::logic_error("live mesh: a payload of the wrong size");
   {
     std::lock_guard<std::mutex> lock(o->mu);
     o->queue.push_back(f);
@@ -115,7 +117,7 @@ void Mesh::write_loop(int node, Out* o) {
         f = o->queue.front();
         o->queue.pop_front();
         // One piece of a frame with payload; the rest goes to the back of the queue.
-        if (has_payload(f.kind) && f.bytes > kPiece) {
+        if (has_payload(f.kind) && f.bytes > kPiece && !values_) {
           Frame rest = f;
           rest.bytes -= kPiece;
           o->queue.push_back(rest);
@@ -129,7 +131,7 @@ void Mesh::write_loop(int node, Out* o) {
       if (has_payload(f.kind)) {
         for (std::uint64_t left = f.bytes; left > 0;) {
           const std::size_t k = std::size_t(std::min<std::uint64_t>(left, kChunk));
-          net::send_all(o->fd.get(), zeros().data(), k);
+          net::send_all(o->fd.get(), f.payload ? f.payload->data() + (f.bytes - left) : zeros().data(), k);
           left -= k;
         }
         count(sent_, f.t, double(f.bytes));
@@ -146,8 +148,14 @@ void Mesh::read_loop(int node, int fd) {
     for (;;) {
       unsigned char b[kFrameBytes];
       net::recv_all(fd, b, sizeof b);
-      const Frame f = decode(b);
-      if (has_payload(f.kind)) {
+      Frame f = decode(b);
+      if (has_payload(f.kind) && values_) {
+        if (f.bytes > kMaxValues) throw std::runtime_error("a frame of " + std::to_string(f.bytes) + " bytes of values");
+        auto v = std::make_shared<std::vector<unsigned char>>(std::size_t(f.bytes));
+        net::recv_all(fd, v->data(), v->size());
+        f.payload = std::move(v);
+        count(received_, f.t, double(f.bytes));
+      } else if (has_payload(f.kind)) {
         for (std::uint64_t left = f.bytes; left > 0;) {
           const std::size_t k = std::size_t(std::min<std::uint64_t>(left, kChunk));
           net::recv_all(fd, scratch.data(), k);

@@ -31,8 +31,10 @@ class Mesh {
   using OnFrame = std::function<void(int from_node, const Frame&)>;
   using OnError = std::function<void(const std::string&)>;
 
-  // Listens on `address` (port chosen by the kernel: port()).
-  Mesh(int me, int nodes, const std::string& address);
+  // Listens on `address` (port chosen by the kernel: port()). With `values`, frames carry
+  // their payloads (Frame::payload) and go whole, not in pieces: the arithmetic compute,
+  // where what arrives matters and when does not.
+  Mesh(int me, int nodes, const std::string& address, bool values = false);
   ~Mesh();
   Mesh(const Mesh&) = delete;
   Mesh& operator=(const Mesh&) = delete;
@@ -44,7 +46,7 @@ class Mesh {
   // Starts the threads. Frames and errors are handed over from the receiving thread.
   void start(OnFrame on_frame, OnError on_error);
   // Queues a frame to `node` on a channel; a data or coll frame is followed by
-  // f.bytes of payload.
+  // f.bytes of payload (f.payload's, or zeros).
   void send(int node, int channel, const Frame& f);
   // Closes every connection and joins the threads; errors from here on are not reported.
   void close();
@@ -68,6 +70,7 @@ class Mesh {
   void fail(const std::string& what);
 
   int me_, nodes_;
+  bool values_ = false;
   net::Fd listener_;
   std::uint16_t port_ = 0;
   // [node * 2 + channel]; this node's own entries stay empty.

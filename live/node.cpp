@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "live/arithmetic/node_math.hpp"
 #include "live/emulated.hpp"
 #include "live/mesh.hpp"
 #include "model/plan/collective.hpp"
@@ -62,6 +63,17 @@ class Node {
   void shutdown();
   void ctrl(const json& j);
   json report() const;
+  // Runs a step of the arithmetic compute (if any); a failure there ends the run.
+  template <class F>
+  void math(F f) {
+    if (!math_ || !error_.empty()) return;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      error_ = std::string("node ") + std::to_string(me_) + ": " + e.what();
+      cv_.notify_all();
+    }
+  }
 
   const SyncPlan& plan_;
   const int me_, nodes_;
@@ -101,6 +113,8 @@ class Node {
   double cause_s_ = 0;
   std::mutex ctrl_mu_;
 
+  std::unique_ptr<arith::NodeMath> math_;
+
   // Emulated resources (declared last: destroyed first, before what their callbacks use).
   std::vector<std::unique_ptr<EmulatedResource>> gpu_;
   std::unique_ptr<EmulatedResource> d2h_, h2d_, d2d_, cpu_;
@@ -115,7 +129,8 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
       opt_(opt),
       graph_(plan),
       dependents_(template_dependents(plan)),
-      mesh_(me, plan.cluster.total_nodes(), address) {
+      mesh_(me, plan.cluster.total_nodes(), address, opt.arithmetic.enabled()) {
+  if (opt.arithmetic.enabled()) math_ = std::make_unique<arith::NodeMath>(plan, opt.arithmetic, me);
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   worker_ = me < plan.workers;
   left_.assign(graph_.size(), 0);
@@ -227,6 +242,7 @@ void Node::launch(const Instance& in) {
       EmulatedResource* r = nullptr;
       double amount = task.bytes, delay = 0;
       if (task.resource == Resource::server_cpu) {
+        math([&] { math_->apply(in); });
         const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
         amount = plan_.stragglers.active(in.t) * s.bytes + task.duration_s * plan_.rates.server_apply_bytes_per_s;
         r = cpu_.get();
@@ -257,13 +273,14 @@ void Node::launch(const Instance& in) {
       std::vector<std::pair<int, int>> local;  // (shard, slice) delivered on this host
       for (std::size_t k = 0; k < flows.size(); ++k) {
         const Flow& f = flows[k];
-        if (f.src_node == f.dst_node) {
+        if (f.src_node == f.dst_node) {  // the slice's shard is on this node
+          math([&] { math_->flow_in(in, int(k), math_->flow_out(in, int(k))); });
           if (task.pattern == FlowPattern::to_shards) local.emplace_back(f.shard, int(k));
           continue;
         }
         ++remote;
         if (task.pattern == FlowPattern::from_shards)
-          mesh_.send(f.src_node, kControlChannel, Frame{Kind::pull, in.task, in.t, in.who, int(k), 0, 0});
+          mesh_.send(f.src_node, kControlChannel, Frame{Kind::pull, in.task, in.t, in.who, int(k), 0, 0, nullptr});
         else
           send_flow(f.dst_node, in, int(k), f);
       }
@@ -281,13 +298,21 @@ void Node::launch(const Instance& in) {
 
 // A flow as its messages (KV pairs): each a data frame, the last one flagged.
 void Node::send_flow(int dst, const Instance& in, int part, const Flow& f) {
+  if (math_) {  // the values, in one message
+    Frame v{Kind::data, in.task, in.t, in.who, part, kLast, 0, nullptr};
+    math([&] { v.payload = math_->flow_out(in, part); });
+    if (!v.payload) return;  // failed: the run is ending
+    v.bytes = v.payload->size();
+    mesh_.send(dst, kDataChannel, v);
+    return;
+  }
   const std::uint64_t total = std::uint64_t(std::max(1.0, std::llround(f.bytes) * 1.0));
   const std::uint64_t m = std::uint64_t(std::max(1, std::min<int>(f.messages, int(std::min<std::uint64_t>(total, 1u << 20)))));
   const std::uint64_t each = total / m;
   for (std::uint64_t k = 0; k < m; ++k) {
     const bool last = k + 1 == m;
     mesh_.send(dst, kDataChannel,
-               Frame{Kind::data, in.task, in.t, in.who, part, last ? kLast : 0u, last ? total - each * (m - 1) : each});
+               Frame{Kind::data, in.task, in.t, in.who, part, last ? kLast : 0u, last ? total - each * (m - 1) : each, nullptr});
   }
 }
 
@@ -301,11 +326,16 @@ void Node::complete(const Instance& in, double at_s) {
   const std::size_t i = id(in);
   const double at = at_s >= 0 ? at_s : now_s();
   rec_[i].end_s = at;
+  if (math_ && owns(in)) {
+    const Task& task = plan_.tasks[in.task];
+    if (task.resource == Resource::gpu) math([&] { math_->gpu_done(in); });
+    if (task.pattern == FlowPattern::collective) math([&] { math_->coll_done(in); });
+  }
   if (!mark_done(in)) return;
   const double outer = cause_s_;
   cause_s_ = at;
   if (owns(in)) {  // (cluster replicas too: every node counts its own)
-    for (int n : notify_targets(in)) mesh_.send(n, kControlChannel, Frame{Kind::done, in.task, in.t, in.who, 0, 0, 0});
+    for (int n : notify_targets(in)) mesh_.send(n, kControlChannel, Frame{Kind::done, in.task, in.t, in.who, 0, 0, 0, nullptr});
     --owned_total_left_;
     if (--owned_left_[std::size_t(in.t)] == 0) ctrl({{"type", "iteration"}, {"t", in.t}});
     if (owned_total_left_ == 0) cv_.notify_all();
@@ -348,10 +378,15 @@ void Node::launch_collective(const Instance& in) {
 void Node::start_round(Channel& c) {
   if (c.round >= c.rounds.size()) return;
   const CollectiveRound& r = c.rounds[c.round];
-  for (const CollectiveSend& x : r.sends)
-    mesh_.send(plan_.worker_node(x.peer), kDataChannel,
-               Frame{Kind::coll, c.in.task, c.in.t, c.in.who, x.stream, 0,
-                     std::uint64_t(std::max(1.0, std::round(x.bytes)))});
+  for (const CollectiveSend& x : r.sends) {
+    Frame f{Kind::coll, c.in.task, c.in.t, c.in.who, x.stream, 0, std::uint64_t(std::max(1.0, std::round(x.bytes))), nullptr};
+    if (math_) {
+      math([&] { f.payload = math_->coll_send(c.in, int(c.round)); });
+      if (!f.payload) return;
+      f.bytes = f.payload->size();
+    }
+    mesh_.send(plan_.worker_node(x.peer), kDataChannel, f);
+  }
   for (const CollectiveReceive& x : r.receives) ++c.expected[{x.stream, x.peer}];
 }
 
@@ -365,6 +400,7 @@ void Node::advance(int t, std::uint32_t task) {
       for (const CollectiveReceive& x : c.rounds[c.round].receives)
         arrived = arrived && coll_received_[Key{t, task, x.stream, x.peer}] >= c.expected[{x.stream, x.peer}];
       if (!arrived) break;
+      if (math_) math([&] { math_->coll_round_done(c.in, int(c.round)); });
       if (++c.round < c.rounds.size()) start_round(c);
       else part_done(in);
     }
@@ -390,6 +426,13 @@ void Node::on_frame(int from, const Frame& f) {
   switch (f.kind) {
     case Kind::data:
       if (!(f.flags & kLast)) return;
+      if (math_) {
+        if (task.pattern == FlowPattern::to_shards || task.pattern == FlowPattern::from_shards ||
+            task.pattern == FlowPattern::to_peers)
+          math([&] { math_->flow_in(in, f.part, f.payload); });
+        else
+          return bad();
+      }
       if (task.pattern == FlowPattern::from_shards) {
         part_done(in);
       } else {
@@ -398,7 +441,7 @@ void Node::on_frame(int from, const Frame& f) {
           if (f.part < 0 || std::size_t(f.part) >= slices.size()) return bad();
           graph_.delivered(in, slices[std::size_t(f.part)].shard, f.part, launch_mine);
         }
-        mesh_.send(from, kControlChannel, Frame{Kind::landed, f.task, f.t, f.who, f.part, 0, 0});
+        mesh_.send(from, kControlChannel, Frame{Kind::landed, f.task, f.t, f.who, f.part, 0, 0, nullptr});
       }
       return;
     case Kind::landed: part_done(in); return;
@@ -412,6 +455,7 @@ void Node::on_frame(int from, const Frame& f) {
       if (mark_done(in)) graph_.release_dependents(in, launch_mine);
       return;
     case Kind::coll:
+      if (math_) math([&] { math_->coll_arrived(in, f.part, f.payload); });
       ++coll_received_[Key{f.t, f.task, f.part, f.who}];
       advance(f.t, f.task);
       return;
@@ -430,7 +474,12 @@ json Node::report() const {
   }
   json busy = json::array();
   for (const auto& [i, s0, s1] : gpu0_busy_) busy.push_back({i, s0, s1});
-  return {{"type", "finished"}, {"records", recs}, {"gpu0_busy", busy}};
+  json out = {{"type", "finished"}, {"records", recs}, {"gpu0_busy", busy}};
+  if (math_ && worker_) {
+    out["loss"] = math_->losses();
+    out["params"] = math_->params();
+  }
+  return out;
 }
 
 int Node::run() {

@@ -13,18 +13,22 @@
 // Control protocol with the coordinator (JSON frames, net/wire.hpp): node -> hello
 // {port}; coordinator -> roster {addresses, ports}; node -> ready; coordinator -> go;
 // node -> iteration {t} as each of its iterations completes; node -> finished {records,
-// gpu0_busy}; coordinator -> quit; node -> counters {sent, received} (bytes by iteration,
+// gpu0_busy, and with arithmetic compute: loss by iteration, params}; coordinator -> quit; node -> counters {sent, received} (bytes by iteration,
 // once its peers can need nothing more of it). On any failure: node -> error {message},
 // exit 1.
 #pragma once
 #include <string>
 
+#include "live/arithmetic/settings.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim::live {
 
 struct NodeOptions {
   double connect_timeout_s = 30;
+  // Arithmetic compute: the model evaluated for real and values in every flow
+  // (live/arithmetic/node_math.hpp); else emulated compute and zeros.
+  arith::Settings arithmetic;
 };
 
 // Runs node `node` of `plan` (already scaled: model/plan/network_scale.hpp) until the

@@ -382,13 +382,17 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   }
   if (j.contains("live")) {
     const json& v = j["live"];
-    r.object(v, "live", {"network_scale", "links", "queue_ms"});
+    r.object(v, "live", {"network_scale", "links", "queue_ms", "compute", "learning_rate"});
     if (v.contains("queue_ms"))
       s.live.queue_ms = r.number(v["queue_ms"], "live.queue_ms", 0.1, 1000, "milliseconds in [0.1, 1000]");
     if (v.contains("network_scale"))
       s.live.network_scale = r.number(v["network_scale"], "live.network_scale", 1, 1e6,
                                       "a factor in [1, 1e6] dividing network bytes and NIC rates");
     if (v.contains("links")) s.live.netns = r.choice(v["links"], "live.links", {"netns", "loopback"}) == "netns";
+    if (v.contains("compute"))
+      s.live.arithmetic = r.choice(v["compute"], "live.compute", {"emulated", "arithmetic"}) == "arithmetic";
+    if (v.contains("learning_rate"))
+      s.live.learning_rate = r.number(v["learning_rate"], "live.learning_rate", 1e-9, 1e3, "a step size in [1e-9, 1e3]");
   }
   cross_check(r, s);
   // Files last, so that a scenario's own mistakes are reported before its references'.

@@ -34,6 +34,11 @@ struct LiveSettings {
   // The switch buffer in time: how long a packet may queue at a shaped link (tc tbf
   // latency), live/launch_local.hpp.
   double queue_ms = 50;
+  // "arithmetic": the model is evaluated for real on the CPU and flows carry its values
+  // (live/arithmetic/; fc, relu and softmax layers); "emulated": each step occupies its
+  // profiled time and flows carry zeros.
+  bool arithmetic = false;
+  double learning_rate = 0.05;  // arithmetic: plain SGD's step
 };
 
 struct Scenario {

@@ -73,6 +73,11 @@ struct Result {
   }
 
   double flows_per_iteration = 0;   // network flows simulated (SimGrid engine)
+  // Live engine, arithmetic compute: each iteration's training loss (mean cross-entropy
+  // of the global batch: the mean over workers of their batches'), and whether every
+  // worker ended with the same parameters.
+  std::vector<double> training_loss;
+  bool replicas_agree = true;
 
   std::vector<LayerResult> layers;
   std::vector<LinkUse> links;           // SimGrid engine only

@@ -73,6 +73,10 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"flows_per_iteration", r.flows_per_iteration},
           {"layers", layers},
           {"links", links}};
+  if (!r.training_loss.empty()) {
+    j["training_loss"] = r.training_loss;
+    j["replicas_agree"] = r.replicas_agree;
+  }
   if (with_timeline) {
     nlohmann::json events = nlohmann::json::array();
     for (const TimelineEvent& e : r.timeline)
@@ -100,6 +104,10 @@ Result result_from_json(const nlohmann::json& j) {
   r.reduced_to_nodes = j.value("reduced_to_nodes", 0);
   r.iteration_s = j.at("iteration_s");
   r.iteration_end_s = j.at("iteration_end_s").get<std::vector<double>>();
+  if (j.contains("training_loss")) {
+    r.training_loss = j.at("training_loss").get<std::vector<double>>();
+    r.replicas_agree = j.value("replicas_agree", true);
+  }
   r.images_per_s = j.at("images_per_s");
   r.single_gpu_images_per_s = j.at("single_gpu_images_per_s");
   r.speedup = j.at("speedup");
