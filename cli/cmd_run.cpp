@@ -76,6 +76,12 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
     out << (i ? ", " : "") << short_name(shares[i]) << " = " << share_meaning(shares[i]);
   if (!shares.empty()) out << "\n";
   print_training(s, results, out);
+  std::size_t dropped = 0, points = 0;
+  for (const Result& r : results)
+    if (r.dropped_worker_steps() > 0) dropped += r.dropped_worker_steps(), ++points;
+  if (dropped > 0)
+    out << "\nstragglers dropped from their steps: " << dropped << " worker-iterations over " << points
+        << " points (results.json: dropped_workers, by iteration)\n";
   if (!sweep_note(s).empty()) out << "\n" << sweep_note(s) << "\n";
   // Say when SimGrid reported iterations from a repeated one (sim::SimGridOptions explains why exact).
   std::size_t reused = 0;

@@ -184,3 +184,29 @@ TEST_CASE("a GPU step the breakdown does not know is an error, not compute", "[b
   t.pass = true;
   CHECK(share_of(t) == TimeShare::compute);
 }
+
+TEST_CASE("results carry the spread of the steady iterations and the dropped workers, hand-worked",
+          "[breakdown]") {
+  Result r;
+  r.iteration_end_s = {1.0, 1.5, 2.25, 2.75};  // steady iterations of 0.5, 0.75, 0.5 s
+  r.iteration_s = 0.5833333333;
+  r.dropped_workers = {{}, {2}, {0, 1}, {}};
+  const Result::Spread sp = r.iteration_spread();
+  CHECK(sp.min_s == Approx(0.5));
+  CHECK(sp.max_s == Approx(0.75));
+  // Mean 7/12; deviations -1/12, +2/12, -1/12: variance (1 + 4 + 1) / 144 / 3.
+  CHECK(sp.stdev_s == Approx(std::sqrt(6.0 / 144 / 3)));
+  CHECK(r.dropped_worker_steps() == 3);
+  const Result back = result_from_json(result_to_json(r, false));
+  CHECK(back.dropped_workers == r.dropped_workers);
+  const nlohmann::json j = result_to_json(r, false);
+  CHECK(j["iteration_s_max"] == Approx(0.75));
+  const std::string csv = results_csv({r});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  CHECK(header.find("iteration_s,iteration_s_min,iteration_s_max,iteration_s_stdev,") != std::string::npos);
+  CHECK(header.find(",dropped_worker_steps") != std::string::npos);
+  CHECK(csv.find(",0.5,0.75,") != std::string::npos);
+  Result one;
+  one.iteration_end_s = {2.0};
+  CHECK(one.iteration_spread().max_s == 0);
+}

@@ -351,6 +351,17 @@ TEST_CASE("SSP with log-normal stragglers and drops runs live: every instance, t
     CHECK(live.iteration_end_s.size() == 4);
     CHECK(live.sent_bytes_max == Approx(sim.sent_bytes_max).epsilon(1e-4).margin(1e3));
     CHECK(live.received_bytes_mean == Approx(sim.received_bytes_mean).epsilon(1e-4).margin(1e3));
+    // The result says which workers each step dropped: the plan's table, in every engine.
+    std::size_t drops = 0;
+    REQUIRE(live.dropped_workers.size() == 4);
+    for (std::size_t t = 0; t < 4; ++t)
+      for (int w = 0; w < 3; ++w) {
+        const bool listed = std::count(live.dropped_workers[t].begin(), live.dropped_workers[t].end(), w) == 1;
+        CHECK(listed == (plan.stragglers.dropped[t][std::size_t(w)] != 0));
+        drops += listed;
+      }
+    CHECK(drops > 0);
+    CHECK(sim.dropped_workers == live.dropped_workers);
     // (Not the time breakdown: under SSP with stragglers its shares do not add up to the
     // iteration in either engine, SimGrid's included: a known gap, see the closing note.)
   }

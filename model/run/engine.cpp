@@ -18,6 +18,12 @@ Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double
   const std::size_t k = r.iteration_end_s.size();
   r.iteration_s = k > 1 ? (r.iteration_end_s.back() - r.iteration_end_s.front()) / double(k - 1)
                         : r.iteration_end_s.front();
+  for (std::size_t t = 0; t < k && t < plan.stragglers.dropped.size(); ++t) {
+    std::vector<int> out;
+    for (std::size_t w = 0; w < plan.stragglers.dropped[t].size(); ++w)
+      if (plan.stragglers.dropped[t][w]) out.push_back(int(w));
+    r.dropped_workers.push_back(out);
+  }
   return r;
 }
 

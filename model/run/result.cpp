@@ -1,6 +1,7 @@
 #include "model/run/result.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace possim {
 
@@ -9,6 +10,26 @@ void Result::finish(double single_gpu_images_per_s_in) {
   single_gpu_images_per_s = single_gpu_images_per_s_in;
   speedup = single_gpu_images_per_s > 0 ? images_per_s / single_gpu_images_per_s : 0;
   efficiency = cluster.total_gpus() > 0 ? speedup / cluster.total_gpus() : 0;
+}
+
+Result::Spread Result::iteration_spread() const {
+  Spread out;
+  if (iteration_end_s.size() < 2) return out;
+  std::vector<double> d;
+  for (std::size_t t = 1; t < iteration_end_s.size(); ++t) d.push_back(iteration_end_s[t] - iteration_end_s[t - 1]);
+  out.min_s = *std::min_element(d.begin(), d.end());
+  out.max_s = *std::max_element(d.begin(), d.end());
+  double mean = 0, var = 0;
+  for (double x : d) mean += x / double(d.size());
+  for (double x : d) var += (x - mean) * (x - mean) / double(d.size());
+  out.stdev_s = std::sqrt(var);
+  return out;
+}
+
+std::size_t Result::dropped_worker_steps() const {
+  std::size_t n = 0;
+  for (const auto& w : dropped_workers) n += w.size();
+  return n;
 }
 
 }  // namespace possim

@@ -54,6 +54,16 @@ struct Result {
 
   double iteration_s = 0;           // steady state: mean of iterations after the first
   std::vector<double> iteration_end_s;
+  // The steady iterations' durations (each after the first: end_t - end_{t-1}): the
+  // smallest, the largest and their standard deviation; zeros with fewer than 2 iterations.
+  struct Spread {
+    double min_s = 0, max_s = 0, stdev_s = 0;
+  };
+  Spread iteration_spread() const;
+  // Workers dropped from each iteration's step as stragglers (the plan's table, which
+  // every engine runs): [iteration] -> worker indices.
+  std::vector<std::vector<int>> dropped_workers;
+  std::size_t dropped_worker_steps() const;
   double images_per_s = 0;
   double single_gpu_images_per_s = 0;  // baseline for speedup (same profile, one GPU)
   double speedup = 0;

@@ -57,6 +57,10 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"reduced_to_nodes", r.reduced_to_nodes},
           {"iteration_s", r.iteration_s},
           {"iteration_end_s", r.iteration_end_s},
+          {"iteration_s_min", r.iteration_spread().min_s},
+          {"iteration_s_max", r.iteration_spread().max_s},
+          {"iteration_s_stdev", r.iteration_spread().stdev_s},
+          {"dropped_workers", r.dropped_workers},
           {"images_per_s", r.images_per_s},
           {"single_gpu_images_per_s", r.single_gpu_images_per_s},
           {"speedup", r.speedup},
@@ -104,6 +108,7 @@ Result result_from_json(const nlohmann::json& j) {
   r.reduced_to_nodes = j.value("reduced_to_nodes", 0);
   r.iteration_s = j.at("iteration_s");
   r.iteration_end_s = j.at("iteration_end_s").get<std::vector<double>>();
+  if (j.contains("dropped_workers")) r.dropped_workers = j.at("dropped_workers").get<std::vector<std::vector<int>>>();
   if (j.contains("training_loss")) {
     r.training_loss = j.at("training_loss").get<std::vector<double>>();
     r.replicas_agree = j.value("replicas_agree", true);
@@ -149,19 +154,20 @@ std::string results_csv(const std::vector<Result>& results) {
   std::ostringstream out;
   out.precision(10);
   out << "model,strategy,engine,nodes,gpus_per_node,nic_gbps,latency_s,server_shards,"
-         "batch_per_gpu,iteration_s,images_per_s,speedup,scaling_efficiency,gpu_busy_s,"
+         "batch_per_gpu,iteration_s,iteration_s_min,iteration_s_max,iteration_s_stdev,images_per_s,speedup,scaling_efficiency,gpu_busy_s,"
          "gpu_stall_s,stall_share,sent_bytes_per_node_max,received_bytes_per_node_max,"
-         "sent_bytes_per_node_mean,received_bytes_per_node_mean,reduced_to_nodes";
+         "sent_bytes_per_node_mean,received_bytes_per_node_mean,reduced_to_nodes,dropped_worker_steps";
   for (std::size_t i = 0; i < kTimeShares; ++i) out << ',' << column_name(TimeShare(i));
   out << '\n';
   for (const Result& r : results) {
     out << r.model << ',' << r.strategy << ',' << r.engine << ',' << r.cluster.nodes << ','
         << r.cluster.gpus_per_node << ',' << r.cluster.nic_gbps << ',' << r.cluster.latency_s << ','
         << r.cluster.server_shards << ',' << r.batch_per_gpu << ',' << r.iteration_s << ','
+        << r.iteration_spread().min_s << ',' << r.iteration_spread().max_s << ',' << r.iteration_spread().stdev_s << ','
         << r.images_per_s << ',' << r.speedup << ',' << r.efficiency << ',' << r.gpu_busy_s << ','
         << r.gpu_stall_s << ',' << r.stall_share() << ',' << r.sent_bytes_max << ','
         << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << ','
-        << r.reduced_to_nodes;
+        << r.reduced_to_nodes << ',' << r.dropped_worker_steps();
     for (double v : r.breakdown.s) out << ',' << v;
     out << '\n';
   }
