@@ -63,7 +63,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
   for (const Result& r : results) {
     if (!last.empty() && r.strategy != last) t.separator();
     last = r.strategy;
-    std::vector<std::string> row = {r.strategy, std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1),
+    std::vector<std::string> row = {r.strategy + (r.partial() ? " (partial)" : ""), std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1),
                                     fixed(r.images_per_s, 1), fixed(r.speedup, 2) + "x", percent(r.efficiency),
                                     percent(r.stall_share()), fixed(r.iteration_s, 4)};
     for (TimeShare x : shares) row.push_back(percent(r.iteration_s > 0 ? r.breakdown[x] / r.iteration_s : 0));
@@ -128,7 +128,7 @@ std::vector<std::string> write_traces(const Scenario& s, const PointOptions& o, 
   std::vector<std::string> lines, partial;  // partial: the traces that leave workers out
   double total_bytes = 0;
   for (Result& r : results) {
-    if (!o.traces(SweepPoint{r.strategy, r.cluster.nodes, r.cluster.nic_gbps})) continue;
+    if (r.partial() || !o.traces(SweepPoint{r.strategy, r.cluster.nodes, r.cluster.nic_gbps})) continue;
     const TraceMeta meta = trace_meta(s, r, o.trace_workers);
     const std::string name = trace_file_name(r), text = chrome_trace(r.timeline, meta);
     out.write(name, text);
@@ -205,7 +205,14 @@ int cmd_run(const std::vector<std::string>& args) {
   const auto progress = [&](std::size_t done, std::size_t, const Result& r) {
     line.update(done, result_label(r));
   };
-  std::vector<Result> results = run_sweep(s, *engine, jobs, progress, run);
+  std::vector<Result> results;
+  std::string failure;  // a live point failed: what came before it, and what it measured, are kept
+  try {
+    results = run_sweep(s, *engine, jobs, progress, run);
+  } catch (const SweepFailure& f) {
+    results = f.kept;
+    failure = f.what();
+  }
   line.finish();
 
   nlohmann::json j = {{"scenario", s.name},
@@ -216,6 +223,7 @@ int cmd_run(const std::vector<std::string>& args) {
                       {"seed", s.seed},
                       {"provenance", provenance_json(s, engine->name())},
                       {"results", nlohmann::json::array()}};
+  if (!failure.empty()) j["failure"] = failure;
   for (const Result& r : results) j["results"].push_back(result_to_json(r));
   out.write("results.json", j.dump(2) + "\n");
   out.write("results.csv", results_csv(results));
@@ -227,6 +235,9 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << "\nwrote " << out_dir << "/results.json and " << out_dir << "/results.csv\n";
     for (const std::string& line : trace_lines) std::cout << line << "\n";
   }
+  if (!failure.empty())
+    throw std::runtime_error(failure + "; the points before it, and its completed iterations (\"partial\": true), are in " +
+                             out_dir + "/results.json");
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -92,6 +93,19 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
   // Messages from every node, as they come; a failure is reported with what all nodes
   // said in the next moment (the first to notice is often a peer of the one that died).
   std::vector<int> at_iteration(std::size_t(n), 0);
+  // When each node's report of each iteration arrived (coordinator clock).
+  std::vector<std::vector<double>> reported(static_cast<std::size_t>(n));
+  const auto completed = [&] {
+    std::vector<double> ends;
+    for (std::size_t t = 0;; ++t) {
+      double end = 0;
+      for (const auto& r : reported) {
+        if (t >= r.size() || r[t] < 0) return ends;
+        end = std::max(end, r[t] - run.go_s);
+      }
+      ends.push_back(end);
+    }
+  };
   std::vector<json> inbox(static_cast<std::size_t>(n));
   std::vector<char> open(std::size_t(n), 1);
   const auto failure = [&](const std::string& what) {
@@ -111,7 +125,7 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
       }
     if (msg.empty()) msg = what;
     kids.kill_all();
-    throw std::runtime_error("live run failed: " + msg);
+    throw LiveFailure("live run failed: " + msg, run.go_s > 0 ? completed() : std::vector<double>{});
   };
   // One message from node i: waits until it comes, following every node meanwhile.
   const auto next = [&](int want, const char* type) -> json {
@@ -144,7 +158,13 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
           const std::string type = j.value("type", "");
           if (type == "counters") open[std::size_t(i)] = 0;  // its last word: it exits now
           if (type == "iteration") {
-            at_iteration[std::size_t(i)] = j.value("t", 0) + 1;
+            const int t = j.value("t", 0);
+            at_iteration[std::size_t(i)] = std::max(at_iteration[std::size_t(i)], t + 1);
+            auto& r = reported[std::size_t(i)];
+            if (t >= 0 && t < plan.iterations) {
+              if (r.size() <= std::size_t(t)) r.resize(std::size_t(t) + 1, -1.0);
+              r[std::size_t(t)] = now_s();
+            }
             if (opt.progress && i == 0)
               opt.progress("iteration " + std::to_string(at_iteration[0]) + " of " + std::to_string(plan.iterations));
           } else if (type == "error") {

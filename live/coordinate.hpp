@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,19 @@ struct Children {
 net::Fd spawn_node(const SyncPlan& plan, int node, const std::string& address, const NodeOptions& no,
                    const std::function<void()>& in_child, Children& kids);
 
+// A live run that failed: why, and the end of each iteration every node had completed
+// before it did (seconds from go, as the coordinator saw the nodes' reports arrive; the
+// nodes' own timestamps are lost with the run).
+struct LiveFailure : std::runtime_error {
+  LiveFailure(const std::string& what, std::vector<double> ends)
+      : std::runtime_error(what), completed_end_s(std::move(ends)) {}
+  std::vector<double> completed_end_s;
+};
+
 // ctrl[i]: node i's control connection. kids.pid[i], where i < kids.pid.size(), is node
 // i's local process (MPI: only node 0's). address[i]: where node i listens, or "" to take
-// the address its hello names. Fills run.go_s and run.reports; throws std::runtime_error
-// naming the node on failure (after killing the local children).
+// the address its hello names. Fills run.go_s and run.reports; throws LiveFailure naming
+// the node on failure (after killing the local children).
 void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids,
                 std::vector<std::string> address, const LaunchOptions& opt, LiveRun& run);
 

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "live/arithmetic/node_math.hpp"
+#include "live/coordinate.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/instance_graph.hpp"
 #include "model/plan/network_scale.hpp"
@@ -51,7 +52,18 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
     opt_.launch.progress("warning: links shaped to " + std::to_string(link_gbps) +
                          " Gbit/s may be more than this machine carries; a scenario's \"live\": "
                          "{\"network_scale\": K} divides rates and bytes by K");
-  const LiveRun run = opt_.mpi ? run_rank(scaled, opt_.launch, *opt_.mpi, runs_++) : run_local(scaled, opt_.launch);
+  LiveRun run;
+  try {
+    run = opt_.mpi ? run_rank(scaled, opt_.launch, *opt_.mpi, runs_++) : run_local(scaled, opt_.launch);
+  } catch (const LiveFailure& f) {
+    if (f.completed_end_s.empty()) throw std::runtime_error(f.what());
+    // What the completed iterations measured is kept, marked: their ends as the coordinator
+    // saw them (the records with the breakdown, bytes and trace died with the run).
+    Result r = begin_result(plan, "live", f.completed_end_s);
+    r.failure = f.what();
+    r.failure += " (kept: the " + std::to_string(f.completed_end_s.size()) + " iterations every node completed)";
+    return r;
+  }
   if (run.reports.empty()) {  // a serving rank: what it measured is rank 0's to report
     std::vector<double> ends;
     for (int t = 1; t <= std::max(1, plan.iterations); ++t) ends.push_back(t);

@@ -88,6 +88,10 @@ struct Result {
   // worker ended with the same parameters.
   std::vector<double> training_loss;
   bool replicas_agree = true;
+  // Non-empty: the run failed, and this is what it measured before it did (partial): the
+  // iterations every node had completed, with this message saying why the rest are missing.
+  std::string failure;
+  bool partial() const { return !failure.empty(); }
 
   std::vector<LayerResult> layers;
   std::vector<LinkUse> links;           // SimGrid engine only

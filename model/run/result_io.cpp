@@ -77,6 +77,8 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"flows_per_iteration", r.flows_per_iteration},
           {"layers", layers},
           {"links", links}};
+  j["partial"] = r.partial();
+  if (r.partial()) j["failure"] = r.failure;
   if (!r.training_loss.empty()) {
     j["training_loss"] = r.training_loss;
     j["replicas_agree"] = r.replicas_agree;
@@ -109,6 +111,7 @@ Result result_from_json(const nlohmann::json& j) {
   r.iteration_s = j.at("iteration_s");
   r.iteration_end_s = j.at("iteration_end_s").get<std::vector<double>>();
   if (j.contains("dropped_workers")) r.dropped_workers = j.at("dropped_workers").get<std::vector<std::vector<int>>>();
+  r.failure = j.value("failure", "");
   if (j.contains("training_loss")) {
     r.training_loss = j.at("training_loss").get<std::vector<double>>();
     r.replicas_agree = j.value("replicas_agree", true);
@@ -156,7 +159,7 @@ std::string results_csv(const std::vector<Result>& results) {
   out << "model,strategy,engine,nodes,gpus_per_node,nic_gbps,latency_s,server_shards,"
          "batch_per_gpu,iteration_s,iteration_s_min,iteration_s_max,iteration_s_stdev,images_per_s,speedup,scaling_efficiency,gpu_busy_s,"
          "gpu_stall_s,stall_share,sent_bytes_per_node_max,received_bytes_per_node_max,"
-         "sent_bytes_per_node_mean,received_bytes_per_node_mean,reduced_to_nodes,dropped_worker_steps";
+         "sent_bytes_per_node_mean,received_bytes_per_node_mean,reduced_to_nodes,dropped_worker_steps,partial";
   for (std::size_t i = 0; i < kTimeShares; ++i) out << ',' << column_name(TimeShare(i));
   out << '\n';
   for (const Result& r : results) {
@@ -167,7 +170,7 @@ std::string results_csv(const std::vector<Result>& results) {
         << r.images_per_s << ',' << r.speedup << ',' << r.efficiency << ',' << r.gpu_busy_s << ','
         << r.gpu_stall_s << ',' << r.stall_share() << ',' << r.sent_bytes_max << ','
         << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << ','
-        << r.reduced_to_nodes << ',' << r.dropped_worker_steps();
+        << r.reduced_to_nodes << ',' << r.dropped_worker_steps() << ',' << (r.partial() ? 1 : 0);
     for (double v : r.breakdown.s) out << ',' << v;
     out << '\n';
   }

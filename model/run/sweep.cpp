@@ -106,19 +106,34 @@ std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
   const auto points = sweep_points(s);
   std::vector<Result> results(points.size());
   std::size_t done = 0;
+  std::vector<char> finished(points.size(), 0);
   std::mutex mutex;
+  std::string partial;  // the message of a point that came back partial
   // The first failure ends the sweep (parallel_for); its error names the point.
-  parallel_for(points.size(), jobs, [&](std::size_t i) {
-    Result r;
-    try {
-      r = run_point(s, points[i], engine, single, opt);
-    } catch (...) {
-      rethrow_with(where + describe(points[i]) + ": ");
-    }
-    const std::lock_guard<std::mutex> lock(mutex);
-    results[i] = std::move(r);
-    if (progress) progress(++done, points.size(), results[i]);
-  });
+  try {
+    parallel_for(points.size(), jobs, [&](std::size_t i) {
+      Result r;
+      try {
+        r = run_point(s, points[i], engine, single, opt);
+      } catch (...) {
+        rethrow_with(where + describe(points[i]) + ": ");
+      }
+      const std::lock_guard<std::mutex> lock(mutex);
+      results[i] = std::move(r);
+      finished[i] = 1;
+      if (results[i].partial()) {
+        partial = where + describe(points[i]) + ": " + results[i].failure;
+        throw std::runtime_error(partial);
+      }
+      if (progress) progress(++done, points.size(), results[i]);
+    });
+  } catch (...) {
+    if (partial.empty()) throw;
+    std::vector<Result> kept;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (finished[i]) kept.push_back(std::move(results[i]));
+    throw SweepFailure(partial, std::move(kept));
+  }
   return results;
 }
 

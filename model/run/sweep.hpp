@@ -2,6 +2,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <stdexcept>
 #include <vector>
 
 #include "model/run/engine.hpp"
@@ -51,7 +52,13 @@ using Progress = std::function<void(std::size_t done, std::size_t total, const R
 // a sweep uses several cores); results come back in sweep_points() order whatever the
 // order they finish in. `progress` is called from one thread at a time. The first point
 // that fails stops the sweep; its error is rethrown (InputError stays one) with the point
-// named first ("tf_stock at 1 nodes, 40 Gbit/s: ...").
+// named first ("tf_stock at 1 nodes, 40 Gbit/s: ..."). A point whose engine returns a
+// partial result (a live run that failed after completing iterations) stops it too, with
+// SweepFailure: the results so far, that one last, are the caller's to keep.
+struct SweepFailure : std::runtime_error {
+  SweepFailure(const std::string& what, std::vector<Result> r) : std::runtime_error(what), kept(std::move(r)) {}
+  std::vector<Result> kept;  // in sweep_points() order
+};
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs = 1,
                               const Progress& progress = {}, const PointOptions& opt = {});
 
