@@ -35,6 +35,7 @@ void require_same(const Layer& a, const Layer& b) {
   CHECK(a.pad_h == b.pad_h);
   CHECK(a.pad_w == b.pad_w);
   CHECK(a.groups == b.groups);
+  CHECK(a.average_pool == b.average_pool);
 }
 
 // The message of the InputError that parsing `j` throws, or "" when it parses.

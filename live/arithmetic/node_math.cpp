@@ -36,7 +36,7 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
                      "(ring) and tf_stock, without dropped stragglers");
   };
   if (net.layers.size() != plan.layers.size()) refuse("the plan is not of this network");
-  mlp_.emplace(net);
+  net_.emplace(net);
   workers_ = plan.workers;
   worker_ = node < plan.workers;
   batch_ = plan.batch_per_gpu * std::max(1, plan.cluster.gpus_per_node);
@@ -44,7 +44,7 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   for (const auto& row : plan.stragglers.dropped)
     for (char d : row)
       if (d) refuse("stragglers are dropped from steps, which changes the arithmetic of SGD");
-  w_ = mlp_->initial(s.seed);
+  w_ = net_->initial(s.seed);
 
   // Each tensor's slices as consecutive ranges of its layer's flattened parameters.
   for (const Tensor& t : plan.tensors) {
@@ -85,7 +85,7 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   for (std::size_t l = 0; l < w_.size(); ++l) residual_[l].assign(w_[l].size(), 0.0f);
 }
 
-std::size_t NodeMath::column(int layer) const { return std::size_t(std::max(1, mlp_->fc_inputs(layer))); }
+std::size_t NodeMath::column(int layer) const { return std::max<std::size_t>(1, net_->unit_inputs(layer)); }
 
 void NodeMath::gpu_done(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
@@ -93,18 +93,18 @@ void NodeMath::gpu_done(const Instance& in) {
   const std::vector<float>& w = w_[std::size_t(l)];
   if (task.pass && task.label == "forward") {
     if (l == 0)
-      mlp_->begin(make_batch(s_.seed, (std::int64_t(in.t) * workers_ + in.who) * batch_, batch_, mlp_->features(),
-                             mlp_->classes()));
-    mlp_->forward(l, w);
-    if (l + 1 == mlp_->layers()) {
+      net_->begin(make_batch(s_.seed, (std::int64_t(in.t) * workers_ + in.who) * batch_, batch_, net_->features(),
+                             net_->classes()));
+    net_->forward(l, w);
+    if (l + 1 == net_->layers()) {
       if (loss_.size() <= std::size_t(in.t)) loss_.resize(std::size_t(in.t) + 1, 0);
-      loss_[std::size_t(in.t)] = mlp_->loss();
+      loss_[std::size_t(in.t)] = net_->loss();
     }
   } else if (task.pass) {
-    mlp_->backward(l, w);
+    net_->backward(l, w);
   } else if (task.label == "quantize") {
     const int tensor = push_tensor_[std::size_t(l)];
-    const std::vector<float>& g = mlp_->gradient(l);
+    const std::vector<float>& g = net_->gradient(l);
     for (std::size_t k = 0; k < ranges(tensor).size(); ++k) {
       const SliceRange& r = ranges(tensor)[k];
       code_[{tensor, int(k)}] = std::make_shared<std::vector<unsigned char>>(
@@ -123,7 +123,7 @@ Payload NodeMath::flow_out(const Instance& in, int part) {
     case FlowPattern::to_shards: {
       if (onebit_) return code_.at({task.tensor, part});
       const SliceRange& r = ranges(task.tensor)[std::size_t(part)];
-      return floats(mlp_->gradient(l).data() + r.offset, r.count);
+      return floats(net_->gradient(l).data() + r.offset, r.count);
     }
     case FlowPattern::from_shards: {
       if (onebit_) return reply_.at({task.tensor, part, in.t});
@@ -134,8 +134,8 @@ Payload NodeMath::flow_out(const Instance& in, int part) {
       auto& mine = factors_[{in.t, l}];
       mine.resize(std::size_t(workers_));
       if (!mine[std::size_t(in.who)]) {
-        const Matrix& u = mlp_->u(l);
-        const Matrix& v = mlp_->v(l);
+        const Matrix& u = net_->u(l);
+        const Matrix& v = net_->v(l);
         auto p = std::make_shared<std::vector<unsigned char>>((u.size() + v.size()) * sizeof(float));
         std::memcpy(p->data(), u.data(), std::size_t(u.size()) * sizeof(float));
         std::memcpy(p->data() + std::size_t(u.size()) * sizeof(float), v.data(), std::size_t(v.size()) * sizeof(float));
@@ -177,7 +177,7 @@ void NodeMath::flow_in(const Instance& in, int part, const Payload& p) {
       return;
     }
     case FlowPattern::to_peers: {
-      const std::size_t n = std::size_t(batch_) * std::size_t(mlp_->fc_outputs(l) + mlp_->fc_inputs(l));
+      const std::size_t n = std::size_t(batch_) * std::size_t(net_->fc_outputs(l) + net_->fc_inputs(l));
       expect_floats(p, n, "broadcast of factors");
       auto& f = factors_[{in.t, l}];
       f.resize(std::size_t(workers_));
@@ -224,7 +224,7 @@ void NodeMath::try_sfb_update(int t, int l) {
   if (due == rebuild_due_.end() || f == factors_.end() || int(f->second.size()) < workers_) return;
   for (const Payload& p : f->second)
     if (!p) return;
-  const int m = mlp_->fc_outputs(l), n = mlp_->fc_inputs(l);
+  const int m = net_->fc_outputs(l), n = net_->fc_inputs(l);
   std::vector<Matrix> u, v;
   for (const Payload& p : f->second) {
     const float* x = as_floats(p);
@@ -233,7 +233,7 @@ void NodeMath::try_sfb_update(int t, int l) {
   }
   std::vector<const Matrix*> up, vp;
   for (std::size_t i = 0; i < u.size(); ++i) up.push_back(&u[i]), vp.push_back(&v[i]);
-  const std::vector<float> g = Mlp::rebuild(up, vp, 1.0f / float(workers_));
+  const std::vector<float> g = CpuNetwork::rebuild(up, vp, 1.0f / float(workers_));
   std::vector<float>& w = w_[std::size_t(l)];
   for (std::size_t i = 0; i < w.size(); ++i) w[i] -= float(s_.learning_rate) * g[i];
   rebuild_due_.erase(due);
@@ -252,7 +252,7 @@ std::pair<std::size_t, std::size_t> NodeMath::segment(int layer, int s) const {
 Payload NodeMath::coll_send(const Instance& in, int round) {
   const int l = layer_of(in.task), p = workers_;
   auto& buf = ring_[{in.t, in.task}];
-  if (buf.empty()) buf = mlp_->gradient(l);
+  if (buf.empty()) buf = net_->gradient(l);
   const int seg = round < p - 1 ? in.who - round : in.who + 1 - (round - (p - 1));
   const auto [b, e] = segment(l, ((seg % p) + p) % p);
   return floats(buf.data() + b, e - b);
@@ -281,7 +281,7 @@ void NodeMath::coll_round_done(const Instance& in, int round) {
 void NodeMath::coll_done(const Instance& in) {
   const int l = layer_of(in.task);
   const auto it = ring_.find({in.t, in.task});
-  const std::vector<float>& sum = it != ring_.end() ? it->second : mlp_->gradient(l);  // one worker: its own
+  const std::vector<float>& sum = it != ring_.end() ? it->second : net_->gradient(l);  // one worker: its own
   std::vector<float>& w = w_[std::size_t(l)];
   const float step = float(s_.learning_rate) / float(workers_);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] -= step * sum[i];

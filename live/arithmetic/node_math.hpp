@@ -23,7 +23,7 @@
 #include <tuple>
 #include <vector>
 
-#include "live/arithmetic/mlp.hpp"
+#include "live/arithmetic/cpu_network.hpp"
 #include "live/arithmetic/settings.hpp"
 #include "model/plan/instance_graph.hpp"
 
@@ -71,7 +71,7 @@ class NodeMath {
   bool onebit_ = false;
   int workers_ = 1;
   int batch_ = 1;
-  std::optional<Mlp> mlp_;
+  std::optional<CpuNetwork> net_;
   Params w_;                                   // the worker's parameters
   std::vector<double> loss_;
   std::vector<std::vector<SliceRange>> ranges_;  // per tensor: each slice's floats

@@ -5,7 +5,7 @@
 namespace possim::live::arith {
 
 Params sgd_reference(const Settings& s, int workers, int batch, int iterations, std::vector<double>* loss) {
-  Mlp mlp(*s.net);
+  CpuNetwork mlp(*s.net);
   Params w = mlp.initial(s.seed);
   for (int t = 0; t < iterations; ++t) {
     mlp.begin(make_batch(s.seed, std::int64_t(t) * workers * batch, workers * batch, mlp.features(), mlp.classes()));
@@ -21,7 +21,7 @@ Params sgd_reference(const Settings& s, int workers, int batch, int iterations, 
 }
 
 Params onebit_reference(const SyncPlan& plan, const Settings& s) {
-  Mlp mlp(*s.net);
+  CpuNetwork mlp(*s.net);
   Params w = mlp.initial(s.seed);
   const int workers = plan.workers, batch = plan.batch_per_gpu * std::max(1, plan.cluster.gpus_per_node);
   std::vector<Params> worker_residual(static_cast<std::size_t>(workers));
@@ -39,7 +39,7 @@ Params onebit_reference(const SyncPlan& plan, const Settings& s) {
     }
     for (const Tensor& tensor : plan.tensors) {
       const std::size_t l = std::size_t(tensor.layer);
-      const std::size_t column = std::size_t(std::max(1, mlp.fc_inputs(tensor.layer)));
+      const std::size_t column = std::max<std::size_t>(1, mlp.unit_inputs(tensor.layer));
       std::size_t at = 0;
       for (const Slice& slice : tensor.slices) {
         const std::size_t n = std::size_t(slice.bytes / sizeof(float));

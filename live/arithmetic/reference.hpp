@@ -1,7 +1,7 @@
 // Single-process references for the live engine's arithmetic: what a data-parallel run
 // over `workers` workers of `batch` samples each must end with.
 #pragma once
-#include "live/arithmetic/mlp.hpp"
+#include "live/arithmetic/cpu_network.hpp"
 #include "live/arithmetic/settings.hpp"
 #include "model/plan/sync_plan.hpp"
 

@@ -158,6 +158,7 @@ Layer layer_from_json(const json& j, const std::string& where, const std::string
                                       "bwd_flops"};
   if (l.kind == LayerKind::fc) allowed.insert(allowed.end(), {"fc_m", "fc_n"});
   if (has_geometry(l.kind)) allowed.insert(allowed.end(), {"kernel", "stride", "pad", "groups"});
+  if (l.kind == LayerKind::pool) allowed.push_back("pool");
   f.only(allowed, " for a " + kind + " layer");
 
   l.in = f.shape("in");
@@ -190,6 +191,11 @@ Layer layer_from_json(const json& j, const std::string& where, const std::string
     }
     if (f.has("groups")) l.groups = int(f.integer("groups", 1, INT_MAX));
   }
+  if (l.kind == LayerKind::pool && f.has("pool")) {
+    const std::string p = f.str("pool", true);
+    if (p != "max" && p != "avg") f.fail("pool", "unknown pooling '" + quoted(p) + "'", "max or avg");
+    l.average_pool = p == "avg";
+  }
   return l;
 }
 }  // namespace
@@ -216,6 +222,7 @@ json network_to_json(const Network& net) {
       j["pad"] = {l.pad_h, l.pad_w};
       j["groups"] = l.groups;
     }
+    if (l.kind == LayerKind::pool) j["pool"] = l.average_pool ? "avg" : "max";
     layers.push_back(std::move(j));
   }
   return {{"format", kFormat},

@@ -31,6 +31,7 @@ struct Layer {
   std::int64_t fc_m = 0, fc_n = 0;
   // Geometry, kept for the calibrator (conv and pool).
   int kernel_h = 0, kernel_w = 0, stride = 1, pad_h = 0, pad_w = 0, groups = 1;
+  bool average_pool = false;  // pool: averaging (Caffe AVE) rather than max
 
   std::int64_t params() const { return weight_params + bias_params; }
   bool has_params() const { return params() > 0; }

@@ -145,7 +145,9 @@ Shape NetBuilder::max_pool(const std::string& name, int k, int stride, int pad, 
   return pool(name, k, stride, pad, ceil);
 }
 Shape NetBuilder::avg_pool(const std::string& name, int k, int stride, int pad, bool ceil) {
-  return pool(name, k, stride, pad, ceil);
+  const Shape out = pool(name, k, stride, pad, ceil);
+  net_.layers.back().average_pool = true;
+  return out;
 }
 
 Shape NetBuilder::concat(const std::string& name, const std::vector<Shape>& parts) {

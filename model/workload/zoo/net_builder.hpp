@@ -29,8 +29,8 @@ class NetBuilder {
   Shape lrn(const std::string& name, int local_size);
   Shape dropout(const std::string& name);
   Shape softmax(const std::string& name);
-  // ceil: Caffe's rounding of the output size (torchvision rounds down). Layer records no
-  // pooling type; the two names only keep the generators readable.
+  // ceil: Caffe's rounding of the output size (torchvision rounds down). Costs are the
+  // same; the type is recorded for the arithmetic compute (Layer::average_pool).
   Shape max_pool(const std::string& name, int k, int stride, int pad = 0, bool ceil = false);
   Shape avg_pool(const std::string& name, int k, int stride, int pad = 0, bool ceil = false);
   // Joins branch outputs along channels; all must share height and width.
