@@ -183,7 +183,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator, &s.network, s.seed);
+  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator, &s.network, s.seed, quiet);
   if (!writes_results(*engine)) {  // a rank serving its node in a live run under mpirun
     run_sweep(s, *engine, 1);
     return 0;

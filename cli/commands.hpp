@@ -29,11 +29,12 @@ int cmd_plan(const std::vector<std::string>& args);
 // coordinator: HOST:PORT where mpirun's ranks meet for a live run (live/launch_mpi.hpp);
 // required for "live" under mpirun, an input error elsewhere.
 // net, seed: the scenario's network, which a live run with arithmetic compute evaluates
-// (it must outlive the engine), and the seed of its weights and data.
+// (it must outlive the engine), and the seed of its weights and data. quiet: a live run
+// says nothing on stderr but warnings and errors.
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false,
                                     const std::string& reduce = "auto", const LiveSettings* live = nullptr,
                                     const std::string& coordinator = "", const Network* net = nullptr,
-                                    std::uint64_t seed = 1);
+                                    std::uint64_t seed = 1, bool quiet = false);
 // The engine's results are this process's to write (false: a live rank serving under mpirun).
 bool writes_results(const Engine& engine);
 std::string default_engine();

@@ -16,7 +16,7 @@ std::string engine_names() {
 
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations, const std::string& reduce,
                                     const LiveSettings* live, const std::string& coordinator, const Network* net,
-                                    std::uint64_t seed) {
+                                    std::uint64_t seed, bool quiet) {
   if (name == "analytic") return std::make_unique<AnalyticEngine>();
   if (name == "live") {
     if (live == nullptr) throw InputError("--engine", "live is not available for this command", "simgrid or analytic");
@@ -30,7 +30,9 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
       o.launch.arithmetic.learning_rate = live->learning_rate;
       o.launch.arithmetic.seed = seed;
     }
-    o.launch.progress = [](const std::string& line) { std::cerr << "possim live: " << line << "\n"; };
+    o.launch.progress = [quiet](const std::string& line) {
+      if (!quiet || line.rfind("warning", 0) == 0) std::cerr << "possim live: " << line << "\n";
+    };
     const std::optional<Shard> rank = mpi_shard();
     if (rank && coordinator.empty())
       throw InputError("--coordinator", "", "a live run under mpirun needs the address where its ranks meet",

@@ -69,9 +69,9 @@ double cosine(const Params& a, const Params& b, const Params& w0) {
 
 Params params_of(const nlohmann::json& report) { return report.at("params").get<Params>(); }
 
-// One live run of `strategy` on the MLP over loopback with arithmetic compute.
-live::LiveRun run_arithmetic(const std::string& strategy, int nodes, SyncPlan* plan_out = nullptr) {
-  const Scenario& s = mlp_scenario();
+// One live run of `strategy` on the scenario's network over loopback with arithmetic compute.
+live::LiveRun run_arithmetic(const std::string& strategy, int nodes, SyncPlan* plan_out = nullptr,
+                             const Scenario& s = mlp_scenario()) {
   PlanRequest r = test::request(s.network, s.profile_for(strategy), nodes, 1, s.batch_per_gpu, s.iterations);
   r.options = s.options;
   const SyncPlan plan = make_plan(strategy, r);
@@ -84,8 +84,7 @@ live::LiveRun run_arithmetic(const std::string& strategy, int nodes, SyncPlan* p
   return live::run_local(plan, o);
 }
 
-Settings settings() {
-  const Scenario& s = mlp_scenario();
+Settings settings(const Scenario& s = mlp_scenario()) {
   Settings st;
   st.net = &s.network;
   st.learning_rate = s.live.learning_rate;
@@ -223,6 +222,31 @@ TEST_CASE("arithmetic: PS, WFBP, Poseidon (SFB and PS), TF's PS and ring all-red
       }
       // Every worker's loss of every iteration is reported.
       CHECK(run.reports.front().at("loss").size() == std::size_t(s.iterations));
+    }
+  }
+}
+
+TEST_CASE("arithmetic: CIFAR-10 quick (conv, max and average pooling, FC) trained live by PS, Poseidon, "
+          "ring all-reduce and 1-bit SGD ends with the single-process algorithms' weights",
+          "[arithmetic][live]") {
+  const Scenario& s = cifar_scenario();
+  const Settings st = settings(s);
+  const Params w0 = CpuNetwork(s.network).initial(s.seed);
+  const Params sgd = sgd_reference(st, 3, s.batch_per_gpu, s.iterations);
+  for (const std::string strategy : {"ps", "poseidon", "allreduce", "onebit"}) {
+    INFO(strategy);
+    SyncPlan plan;
+    const live::LiveRun run = run_arithmetic(strategy, 3, &plan, s);
+    const Params first = params_of(run.reports.front());
+    for (const auto& rep : run.reports) CHECK(params_of(rep) == first);
+    const Distance d = distance(first, strategy == "onebit" ? onebit_reference(plan, st) : sgd, w0);
+    INFO("max |w - reference| " << d.max_abs << ", training moved weights by up to " << d.moved);
+    CHECK(d.moved > 1e-3);
+    CHECK(d.max_abs <= 1e-6);
+    if (strategy == "poseidon") {  // ip1 by SFB, the convolutions by the PS
+      std::set<std::string> schemes;
+      for (const auto& x : plan.decisions) schemes.insert(x.scheme);
+      CHECK(schemes == std::set<std::string>{"ps", "sfb"});
     }
   }
 }
