@@ -226,6 +226,35 @@ TEST_CASE("arithmetic: PS, WFBP, Poseidon (SFB and PS), TF's PS and ring all-red
   }
 }
 
+TEST_CASE("arithmetic: nodes of two GPUs with dedicated server nodes end with single-process SGD's "
+          "weights on the nodes' batches", "[arithmetic][live]") {
+  const Scenario& s = mlp_scenario();
+  const Settings st = settings();
+  const Params w0 = CpuNetwork(s.network).initial(s.seed);
+  // A node's batch is its GPUs' together: SGD on 3 x 2 x B samples an iteration.
+  const Params sgd = sgd_reference(st, 3, 2 * s.batch_per_gpu, s.iterations);
+  for (const std::string strategy : {"ps", "poseidon", "allreduce"}) {
+    INFO(strategy);
+    PlanRequest r = test::request(s.network, s.profile_for(strategy), 3, 1, s.batch_per_gpu, s.iterations);
+    r.options = s.options;
+    r.cluster.gpus_per_node = 2;
+    r.cluster.server_shards = 2;
+    r.cluster.placement = ServerPlacement::dedicated;
+    live::LaunchOptions o;
+    o.netns = false;
+    o.arithmetic = st;
+    const live::LiveRun run = live::run_local(make_plan(strategy, r), o);
+    REQUIRE(run.reports.size() == 5);  // 3 workers, 2 server nodes (which report no parameters)
+    const Params first = params_of(run.reports.front());
+    for (int w = 0; w < 3; ++w) CHECK(params_of(run.reports[std::size_t(w)]) == first);
+    CHECK_FALSE(run.reports[3].contains("params"));
+    const Distance d = distance(first, sgd, w0);
+    INFO("max |w - SGD| " << d.max_abs);
+    CHECK(d.moved > 0.02);
+    CHECK(d.max_abs <= 2e-6);
+  }
+}
+
 TEST_CASE("arithmetic: CIFAR-10 quick (conv, max and average pooling, FC) trained live by PS, Poseidon, "
           "ring all-reduce and 1-bit SGD ends with the single-process algorithms' weights",
           "[arithmetic][live]") {
