@@ -321,3 +321,31 @@ TEST_CASE("more dedicated shards than workers: applies run on their shards", "[s
     CHECK(g == Approx(a).epsilon(0.02));
   }
 }
+
+TEST_CASE("SFB: a worker rebuilds only once every peer's factors are in, even beside a straggler",
+          "[simgrid]") {
+  const Network net = one_fc_net(1024, 2048);
+  const Profile prof = flat_profile();
+  PlanRequest r = request(net, prof, 3, 10, 8, 2);
+  r.options.stragglers.kind = "fixed";
+  r.options.stragglers.slowdown = {1, 1, 4};  // worker 2's kernels take 4x as long
+  RunOptions o;
+  o.timeline = true;
+  o.trace_workers = WorkerSelection::parse("0-2", "test");
+  const Result res = simulate("poseidon", r, o);
+  REQUIRE(res.layers.front().scheme == "sfb");
+  for (int t = 0; t < 2; ++t) {
+    double last_broadcast_end = 0, rebuild_start = -1;
+    for (const TimelineEvent& e : res.timeline) {
+      if (e.iteration != t) continue;
+      if (e.name.rfind("broadcast", 0) == 0) last_broadcast_end = std::max(last_broadcast_end, e.start_s + e.duration_s);
+      if (e.name.rfind("rebuild", 0) == 0 && e.worker == 0) rebuild_start = e.start_s;
+    }
+    INFO("iteration " << t);
+    REQUIRE(rebuild_start >= 0);
+    REQUIRE(last_broadcast_end > 0);
+    // Worker 0 is fast: before the plan's factors_in it rebuilt as soon as its own sends
+    // landed, from factors worker 2 had not yet sent.
+    CHECK(rebuild_start >= last_broadcast_end - 1e-9);
+  }
+}

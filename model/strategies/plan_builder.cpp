@@ -225,7 +225,16 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   bcast.bytes = factor_bytes;
   bcast.deps = {now(d2h)};
   const TaskId b = add(bcast);
-  const TaskId h2d = transfer(Resource::pcie_h2d, "copy_h2d", layer, factor_bytes * (workers() - 1), {now(b)});
+  // A worker rebuilds from every peer's factors: they are in once every worker's
+  // broadcast has landed (a cluster task: done when its deps are, on every worker).
+  Task in;
+  in.resource = Resource::none;
+  in.scope = Scope::cluster;
+  in.label = "factors_in";
+  in.layer = layer;
+  in.deps = {now(b)};
+  const TaskId all = add(in);
+  const TaskId h2d = transfer(Resource::pcie_h2d, "copy_h2d", layer, factor_bytes * (workers() - 1), {now(all)});
   // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
   Task rebuild = gpu_task("rebuild", layer,
                           2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
