@@ -126,7 +126,12 @@ Payload NodeMath::flow_out(const Instance& in, int part) {
       return floats(net_->gradient(l).data() + r.offset, r.count);
     }
     case FlowPattern::from_shards: {
-      if (onebit_) return reply_.at({task.tensor, part, in.t});
+      if (onebit_) {  // every worker pulls the quantized mean once: the last pull frees it
+        const auto key = std::make_tuple(task.tensor, part, in.t);
+        const Payload p = reply_.at(key);
+        if (++replied_[key] == workers_) reply_.erase(key), replied_.erase(key);
+        return p;
+      }
       const auto& m = master_.at({task.tensor, part});
       return floats(m.data(), m.size());
     }
@@ -269,6 +274,7 @@ void NodeMath::coll_round_done(const Instance& in, int round) {
   if (q == coll_in_.end() || q->second.empty()) throw std::logic_error("live arithmetic: a ring round without its values");
   const Payload got = q->second.front();
   q->second.pop_front();
+  if (q->second.empty()) coll_in_.erase(q);
   auto& buf = ring_.at({in.t, in.task});
   const bool reduce = round < p - 1;
   const int seg = reduce ? in.who - round - 1 : in.who - (round - (p - 1));

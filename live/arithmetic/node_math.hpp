@@ -81,6 +81,7 @@ class NodeMath {
   std::map<std::pair<int, int>, std::vector<float>> master_, shard_residual_;
   std::map<std::tuple<int, int, int>, std::vector<Payload>> pushed_;
   std::map<std::tuple<int, int, int>, Payload> reply_;
+  std::map<std::tuple<int, int, int>, int> replied_;  // pulls served of each reply
   // Worker side: 1-bit residual per layer, codes of the last quantize by (tensor, slice);
   // SFB factors by (t, layer), per worker; rebuilds waiting for factors; ring buffers.
   std::vector<std::vector<float>> residual_;
