@@ -127,6 +127,36 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
     kids.kill_all();
     throw LiveFailure("live run failed: " + msg, run.go_s > 0 ? completed() : std::vector<double>{});
   };
+  // Reads and handles one message of node i: progress, an error, or one for next().
+  const auto take = [&](int i, double& quiet_since) {
+    json j;
+    try {
+      j = net::recv_json(ctrl[std::size_t(i)].get());
+    } catch (const std::exception&) {
+      open[std::size_t(i)] = 0;
+      failure(role(plan, i) + " (node " + std::to_string(i) + ") closed its control connection in iteration " +
+              std::to_string(at_iteration[std::size_t(i)]));
+    }
+    quiet_since = now_s();
+    const std::string type = j.value("type", "");
+    if (type == "counters") open[std::size_t(i)] = 0;  // its last word: it exits now
+    if (type == "iteration") {
+      const int t = j.value("t", 0);
+      at_iteration[std::size_t(i)] = std::max(at_iteration[std::size_t(i)], t + 1);
+      auto& r = reported[std::size_t(i)];
+      if (t >= 0 && t < plan.iterations) {
+        if (r.size() <= std::size_t(t)) r.resize(std::size_t(t) + 1, -1.0);
+        r[std::size_t(t)] = now_s();
+      }
+      if (opt.progress && i == 0)
+        opt.progress("iteration " + std::to_string(at_iteration[0]) + " of " + std::to_string(plan.iterations));
+    } else if (type == "error") {
+      failure(role(plan, i) + " (node " + std::to_string(i) + ") in iteration " +
+              std::to_string(at_iteration[std::size_t(i)]) + ": " + j.value("message", "?"));
+    } else {
+      inbox[std::size_t(i)] = std::move(j);
+    }
+  };
   // One message from node i: waits until it comes, following every node meanwhile.
   const auto next = [&](int want, const char* type) -> json {
     double quiet_since = now_s();
@@ -144,40 +174,21 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
       if (r < 0 && errno != EINTR) failure("poll failed");
       const int dead = kids.poll_exited();
       if (r > 0)
-        for (int i = 0; i < n; ++i) {
-          if (!(fds[std::size_t(i)].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-          json j;
-          try {
-            j = net::recv_json(ctrl[std::size_t(i)].get());
-          } catch (const std::exception&) {
-            open[std::size_t(i)] = 0;
-            failure(role(plan, i) + " (node " + std::to_string(i) + ") closed its control connection in iteration " +
-                    std::to_string(at_iteration[std::size_t(i)]));
-          }
-          quiet_since = now_s();
-          const std::string type = j.value("type", "");
-          if (type == "counters") open[std::size_t(i)] = 0;  // its last word: it exits now
-          if (type == "iteration") {
-            const int t = j.value("t", 0);
-            at_iteration[std::size_t(i)] = std::max(at_iteration[std::size_t(i)], t + 1);
-            auto& r = reported[std::size_t(i)];
-            if (t >= 0 && t < plan.iterations) {
-              if (r.size() <= std::size_t(t)) r.resize(std::size_t(t) + 1, -1.0);
-              r[std::size_t(t)] = now_s();
-            }
-            if (opt.progress && i == 0)
-              opt.progress("iteration " + std::to_string(at_iteration[0]) + " of " + std::to_string(plan.iterations));
-          } else if (type == "error") {
-            failure(role(plan, i) + " (node " + std::to_string(i) + ") in iteration " +
-                    std::to_string(at_iteration[std::size_t(i)]) + ": " + j.value("message", "?"));
-          } else {
-            inbox[std::size_t(i)] = std::move(j);
-          }
+        for (int i = 0; i < n; ++i)
+          if (fds[std::size_t(i)].revents & (POLLIN | POLLHUP | POLLERR)) take(i, quiet_since);
+      if (dead >= 0 && dead < n) {
+        // Its last word may have come just before it exited (a node exits once it has sent
+        // its counters): read what its connection still holds before judging.
+        const std::size_t d = std::size_t(dead);
+        while (open[d] && inbox[d].is_null()) {
+          pollfd p{ctrl[d].get(), POLLIN, 0};
+          if (::poll(&p, 1, 0) <= 0) break;
+          take(dead, quiet_since);
         }
-      if (dead >= 0 && dead < n && open[std::size_t(dead)] && inbox[std::size_t(dead)].is_null())
-        failure(role(plan, dead) + " (node " + std::to_string(dead) + ") " +
-                describe_status(kids.status[std::size_t(dead)]) + " in iteration " +
-                std::to_string(at_iteration[std::size_t(dead)]));
+        if (open[d] && inbox[d].is_null())
+          failure(role(plan, dead) + " (node " + std::to_string(dead) + ") " + describe_status(kids.status[d]) +
+                  " in iteration " + std::to_string(at_iteration[d]));
+      }
       if (now_s() - quiet_since > opt.stall_timeout_s)
         failure("no node made progress for " + std::to_string(int(opt.stall_timeout_s)) + " s (" +
                 role(plan, want) + " is in iteration " + std::to_string(at_iteration[std::size_t(want)]) + ")");

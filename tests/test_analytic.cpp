@@ -120,7 +120,7 @@ TEST_CASE("WFBP with a free network costs only the bottom layer's copies", "[ana
   CHECK(wfbp.iteration_s >= single.iteration_s + tail - 1e-12);
 }
 
-TEST_CASE("Adam and TF stock concentrate traffic on owner shards; Poseidon hashing does not",
+TEST_CASE("Adam and TF stock concentrate traffic on owner shards: Poseidon hashing does not",
           "[analytic]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();

@@ -139,7 +139,7 @@ TEST_CASE("a model written by `models show --json` runs as a user's own model", 
   fs::remove_all(dir);
 }
 
-TEST_CASE("possim run says when iterations repeated; --all-iterations simulates each", "[cli]") {
+TEST_CASE("possim run says when iterations repeated: --all-iterations simulates each", "[cli]") {
   const fs::path dir = scratch("cli", "repeats");
   std::ifstream in(kScenario);
   nlohmann::json s = nlohmann::json::parse(in);

@@ -326,7 +326,7 @@ TEST_CASE("a scenario name becomes a folder name only when it is safe", "[cli][h
   fs::remove_all(dir);
 }
 
-TEST_CASE("results are renamed into place whole; an output folder under a file is refused",
+TEST_CASE("results are renamed into place whole: an output folder under a file is refused",
           "[cli][hostile]") {
   const fs::path dir = scratch("hostile", "out");
   write(dir / "s.json", scenario().dump());
@@ -460,7 +460,7 @@ TEST_CASE("the analytic engine refuses what it cannot run and says what it appro
   fs::remove_all(dir);
 }
 
-TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2; a fit possim's "
+TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2: a fit possim's "
           "profile check rejects is a fit failure naming the parameter", "[cli][hostile][fit]") {
   const fs::path dir = scratch("hostile", "fit");
   // Iterations barely above the profile's per_iteration_s: compute_scale runs to its

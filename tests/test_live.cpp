@@ -190,8 +190,8 @@ TEST_CASE("every strategy runs live over loopback: every instance, the plan's by
     }
 }
 
-TEST_CASE("a node killed mid-run ends the live run within seconds, naming it and its iteration; "
-          "the completed iterations are kept, marked partial; nothing is left behind", "[live][netns]") {
+TEST_CASE("a node killed mid-run ends the live run within seconds, naming it and its iteration: "
+          "the completed iterations are kept, marked partial: nothing is left behind", "[live][netns]") {
   if (!can_make_namespaces()) FAIL("cannot create network namespaces (needs root and iproute2)");
   const std::set<std::string> before = possim_namespaces();
   // Under way: after the single-GPU baseline, the 4 nodes are at iteration 2.

@@ -178,7 +178,7 @@ TEST_CASE("arithmetic: 1-bit quantization keeps what it drops in the residual", 
 }
 
 TEST_CASE("arithmetic: PS, WFBP, Poseidon (SFB and PS), TF's PS and ring all-reduce run live end with "
-          "single-process SGD's weights; 1-bit SGD with its own algorithm's, near SGD's",
+          "single-process SGD's weights, 1-bit SGD with its own algorithm's and near SGD's",
           "[arithmetic][live]") {
   const Scenario& s = mlp_scenario();
   const Settings st = settings();

@@ -115,7 +115,7 @@ TEST_CASE("the binding resource is the largest share but compute, or compute", "
   CHECK(binding_resource(r).resource == "server shard CPU (apply)");
 }
 
-TEST_CASE("prices: the shipped example parses; bad files are one line naming the field", "[planning]") {
+TEST_CASE("prices: the shipped example parses: bad files are one line naming the field", "[planning]") {
   const Prices p = load_prices(std::string(POSSIM_TESTS_DIR) + "/../prices/example.json");
   CHECK(p.gpu_node > 0);
   CHECK(p.nic.size() == p.switch_port.size());

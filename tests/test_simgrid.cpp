@@ -155,7 +155,7 @@ TEST_CASE("same plan and seed: the same numbers bit for bit, stragglers included
   CHECK(simulate("poseidon", r).iteration_end_s != a.iteration_end_s);
 }
 
-TEST_CASE("a straggler holds BSP back; dropping it from the step recovers the time", "[simgrid]") {
+TEST_CASE("a straggler holds BSP back: dropping it from the step recovers the time", "[simgrid]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
   const PlanRequest r = request(net, prof, 4, 40, 32, 4);
