@@ -13,10 +13,11 @@ namespace {
 using ConstMap = Eigen::Map<const Matrix>;
 constexpr std::uint64_t kInitStream = 100;
 
-// A conv layer's input patches as columns: (cin kh kw) x (ho wo), zero outside the image.
-Matrix im2col(const float* x, const Layer& l) {
+// Visits every (patch row, output position) of a conv layer: f(row, column, pixel), pixel
+// being the input element it reads, or -1 in the padding.
+template <class F>
+void for_each_patch_element(const Layer& l, F f) {
   const int cin = int(l.in.c), h = int(l.in.h), w = int(l.in.w), ho = int(l.out.h), wo = int(l.out.w);
-  Matrix col(cin * l.kernel_h * l.kernel_w, ho * wo);
   for (int c = 0; c < cin; ++c)
     for (int i = 0; i < l.kernel_h; ++i)
       for (int j = 0; j < l.kernel_w; ++j) {
@@ -25,29 +26,24 @@ Matrix im2col(const float* x, const Layer& l) {
           const int y = oh * l.stride - l.pad_h + i;
           for (int ow = 0; ow < wo; ++ow) {
             const int xx = ow * l.stride - l.pad_w + j;
-            col(row, oh * wo + ow) = (y >= 0 && y < h && xx >= 0 && xx < w) ? x[(c * h + y) * w + xx] : 0.0f;
+            f(row, oh * wo + ow, (y >= 0 && y < h && xx >= 0 && xx < w) ? (c * h + y) * w + xx : -1);
           }
         }
       }
+}
+
+// A conv layer's input patches as columns: (cin kh kw) x (ho wo), zero outside the image.
+Matrix im2col(const float* x, const Layer& l) {
+  Matrix col(l.in.c * l.kernel_h * l.kernel_w, l.out.h * l.out.w);
+  for_each_patch_element(l, [&](int row, int column, int pixel) { col(row, column) = pixel >= 0 ? x[pixel] : 0.0f; });
   return col;
 }
 
 // Adds columns back onto the image they were taken from (the adjoint of im2col).
 void col2im_add(const Matrix& col, const Layer& l, float* x) {
-  const int cin = int(l.in.c), h = int(l.in.h), w = int(l.in.w), ho = int(l.out.h), wo = int(l.out.w);
-  for (int c = 0; c < cin; ++c)
-    for (int i = 0; i < l.kernel_h; ++i)
-      for (int j = 0; j < l.kernel_w; ++j) {
-        const int row = (c * l.kernel_h + i) * l.kernel_w + j;
-        for (int oh = 0; oh < ho; ++oh) {
-          const int y = oh * l.stride - l.pad_h + i;
-          if (y < 0 || y >= h) continue;
-          for (int ow = 0; ow < wo; ++ow) {
-            const int xx = ow * l.stride - l.pad_w + j;
-            if (xx >= 0 && xx < w) x[(c * h + y) * w + xx] += col(row, oh * wo + ow);
-          }
-        }
-      }
+  for_each_patch_element(l, [&](int row, int column, int pixel) {
+    if (pixel >= 0) x[pixel] += col(row, column);
+  });
 }
 
 // Caffe's pooling window of output (oh, ow): [h0, h1) x [w0, w1) inside the image, and the
