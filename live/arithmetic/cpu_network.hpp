@@ -9,6 +9,7 @@
 // inputs per output, row-major) then the biases. The loss is the mean cross-entropy of
 // the batch, so a gradient is the batch mean, and a worker's the mean over its samples.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@
 namespace possim::live::arith {
 
 using Params = std::vector<std::vector<float>>;  // per layer (empty: no parameters)
+
+// Plain SGD's step on n parameters: w -= step * g (step: the learning rate, times any
+// averaging the caller folds in).
+inline void sgd_step(float* w, const float* g, std::size_t n, float step) {
+  for (std::size_t i = 0; i < n; ++i) w[i] -= step * g[i];
+}
 
 class CpuNetwork {
  public:

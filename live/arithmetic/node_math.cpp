@@ -218,9 +218,7 @@ void NodeMath::apply(const Instance& slice) {
         quantize(mean.data(), shard_residual_.at({tensor, k}).data(), r.count, r.offset, column(task.layer)));
     return;
   }
-  std::vector<float>& m = master_.at({tensor, k});
-  const float step = float(s_.learning_rate) * share;
-  for (std::size_t i = 0; i < r.count; ++i) m[i] -= step * mean[i];
+  sgd_step(master_.at({tensor, k}).data(), mean.data(), r.count, float(s_.learning_rate) * share);
 }
 
 void NodeMath::try_sfb_update(int t, int l) {
@@ -239,8 +237,7 @@ void NodeMath::try_sfb_update(int t, int l) {
   std::vector<const Matrix*> up, vp;
   for (std::size_t i = 0; i < u.size(); ++i) up.push_back(&u[i]), vp.push_back(&v[i]);
   const std::vector<float> g = CpuNetwork::rebuild(up, vp, 1.0f / float(workers_));
-  std::vector<float>& w = w_[std::size_t(l)];
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] -= float(s_.learning_rate) * g[i];
+  sgd_step(w_[std::size_t(l)].data(), g.data(), g.size(), float(s_.learning_rate));
   rebuild_due_.erase(due);
   factors_.erase(f);
 }
@@ -288,9 +285,7 @@ void NodeMath::coll_done(const Instance& in) {
   const int l = layer_of(in.task);
   const auto it = ring_.find({in.t, in.task});
   const std::vector<float>& sum = it != ring_.end() ? it->second : net_->gradient(l);  // one worker: its own
-  std::vector<float>& w = w_[std::size_t(l)];
-  const float step = float(s_.learning_rate) / float(workers_);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] -= step * sum[i];
+  sgd_step(w_[std::size_t(l)].data(), sum.data(), sum.size(), float(s_.learning_rate) / float(workers_));
   if (it != ring_.end()) ring_.erase(it);
 }
 

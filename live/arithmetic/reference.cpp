@@ -5,24 +5,22 @@
 namespace possim::live::arith {
 
 Params sgd_reference(const Settings& s, int workers, int batch, int iterations, std::vector<double>* loss) {
-  CpuNetwork mlp(*s.net);
-  Params w = mlp.initial(s.seed);
+  CpuNetwork net(*s.net);
+  Params w = net.initial(s.seed);
   for (int t = 0; t < iterations; ++t) {
-    mlp.begin(make_batch(s.seed, std::int64_t(t) * workers * batch, workers * batch, mlp.features(), mlp.classes()));
-    for (int l = 0; l < mlp.layers(); ++l) mlp.forward(l, w[std::size_t(l)]);
-    if (loss) loss->push_back(mlp.loss());
-    for (int l = mlp.layers() - 1; l >= 0; --l) mlp.backward(l, w[std::size_t(l)]);
-    for (int l = 0; l < mlp.layers(); ++l) {
-      std::vector<float>& p = w[std::size_t(l)];
-      for (std::size_t i = 0; i < p.size(); ++i) p[i] -= float(s.learning_rate) * mlp.gradient(l)[i];
-    }
+    net.begin(make_batch(s.seed, std::int64_t(t) * workers * batch, workers * batch, net.features(), net.classes()));
+    for (int l = 0; l < net.layers(); ++l) net.forward(l, w[std::size_t(l)]);
+    if (loss) loss->push_back(net.loss());
+    for (int l = net.layers() - 1; l >= 0; --l) net.backward(l, w[std::size_t(l)]);
+    for (int l = 0; l < net.layers(); ++l)
+      sgd_step(w[std::size_t(l)].data(), net.gradient(l).data(), w[std::size_t(l)].size(), float(s.learning_rate));
   }
   return w;
 }
 
 Params onebit_reference(const SyncPlan& plan, const Settings& s) {
-  CpuNetwork mlp(*s.net);
-  Params w = mlp.initial(s.seed);
+  CpuNetwork net(*s.net);
+  Params w = net.initial(s.seed);
   const int workers = plan.workers, batch = plan.batch_per_gpu * std::max(1, plan.cluster.gpus_per_node);
   std::vector<Params> worker_residual(static_cast<std::size_t>(workers));
   for (auto& r : worker_residual)
@@ -32,14 +30,14 @@ Params onebit_reference(const SyncPlan& plan, const Settings& s) {
   for (int t = 0; t < std::max(1, plan.iterations); ++t) {
     std::vector<Params> grads(static_cast<std::size_t>(workers));
     for (int k = 0; k < workers; ++k) {
-      mlp.begin(make_batch(s.seed, (std::int64_t(t) * workers + k) * batch, batch, mlp.features(), mlp.classes()));
-      for (int l = 0; l < mlp.layers(); ++l) mlp.forward(l, w[std::size_t(l)]);
-      for (int l = mlp.layers() - 1; l >= 0; --l) mlp.backward(l, w[std::size_t(l)]);
-      for (int l = 0; l < mlp.layers(); ++l) grads[std::size_t(k)].push_back(mlp.gradient(l));
+      net.begin(make_batch(s.seed, (std::int64_t(t) * workers + k) * batch, batch, net.features(), net.classes()));
+      for (int l = 0; l < net.layers(); ++l) net.forward(l, w[std::size_t(l)]);
+      for (int l = net.layers() - 1; l >= 0; --l) net.backward(l, w[std::size_t(l)]);
+      for (int l = 0; l < net.layers(); ++l) grads[std::size_t(k)].push_back(net.gradient(l));
     }
     for (const Tensor& tensor : plan.tensors) {
       const std::size_t l = std::size_t(tensor.layer);
-      const std::size_t column = std::max<std::size_t>(1, mlp.unit_inputs(tensor.layer));
+      const std::size_t column = std::max<std::size_t>(1, net.unit_inputs(tensor.layer));
       std::size_t at = 0;
       for (const Slice& slice : tensor.slices) {
         const std::size_t n = std::size_t(slice.bytes / sizeof(float));

@@ -24,6 +24,7 @@ Breakdown breakdown_from_json(const nlohmann::json& j) {
 }  // namespace
 
 nlohmann::json result_to_json(const Result& r, bool with_timeline) {
+  const Result::Spread spread = r.iteration_spread();
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerResult& l : r.layers)
     layers.push_back({{"layer", l.name},
@@ -57,9 +58,9 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"reduced_to_nodes", r.reduced_to_nodes},
           {"iteration_s", r.iteration_s},
           {"iteration_end_s", r.iteration_end_s},
-          {"iteration_s_min", r.iteration_spread().min_s},
-          {"iteration_s_max", r.iteration_spread().max_s},
-          {"iteration_s_stdev", r.iteration_spread().stdev_s},
+          {"iteration_s_min", spread.min_s},
+          {"iteration_s_max", spread.max_s},
+          {"iteration_s_stdev", spread.stdev_s},
           {"dropped_workers", r.dropped_workers},
           {"images_per_s", r.images_per_s},
           {"single_gpu_images_per_s", r.single_gpu_images_per_s},
@@ -163,10 +164,11 @@ std::string results_csv(const std::vector<Result>& results) {
   for (std::size_t i = 0; i < kTimeShares; ++i) out << ',' << column_name(TimeShare(i));
   out << '\n';
   for (const Result& r : results) {
+    const Result::Spread spread = r.iteration_spread();
     out << r.model << ',' << r.strategy << ',' << r.engine << ',' << r.cluster.nodes << ','
         << r.cluster.gpus_per_node << ',' << r.cluster.nic_gbps << ',' << r.cluster.latency_s << ','
         << r.cluster.server_shards << ',' << r.batch_per_gpu << ',' << r.iteration_s << ','
-        << r.iteration_spread().min_s << ',' << r.iteration_spread().max_s << ',' << r.iteration_spread().stdev_s << ','
+        << spread.min_s << ',' << spread.max_s << ',' << spread.stdev_s << ','
         << r.images_per_s << ',' << r.speedup << ',' << r.efficiency << ',' << r.gpu_busy_s << ','
         << r.gpu_stall_s << ',' << r.stall_share() << ',' << r.sent_bytes_max << ','
         << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << ','
