@@ -67,6 +67,8 @@ void Executor::start() {
     gpu_last_.push_back(InstanceTiming::kNone);
   }
   start_drains();
+  // One engine per process (a child of SimGridEngine::run): the signal outlives no run.
+  sg4::Engine::on_time_advance_cb([this](double delta_s) { recorder_.sample_link_loads(delta_s); });
   for (int w = 0; w < plan_.workers; ++w)
     for (int g = 0; g < gpus_; ++g) {
       sg4::Host* host = g == 0 ? platform_.gpu[std::size_t(w)] : platform_.follower[std::size_t(w)][std::size_t(g - 1)];

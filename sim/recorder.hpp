@@ -26,6 +26,11 @@ class Recorder {
   // `start` to `end`; a flow on its sender's NIC tx track and its receiver's rx track.
   void task(const Instance& in, const std::string& track, double start, double end);
   void flow(const Instance& in, int src_node, int dst_node, double start, double end);
+  // Simulated time has just moved across an interval of delta_s (Engine::on_time_advance,
+  // after the sharing was solved for it): each link's load during that interval, for its
+  // peak. Every link, every interval: a link's load also changes when a flow elsewhere
+  // starts or ends. O(links + flows in flight), like one pass over the sharing problem.
+  void sample_link_loads(double delta_s);
 
   // Statistics, the timeline and per-layer rows into r (begun by begin_result).
   void fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph) const;
@@ -44,6 +49,9 @@ class Recorder {
   std::size_t nodes_, links_;  // links: NIC tx, rx per node, then PCIe d2h, h2d per worker
   // Per iteration (index t * nodes + n, t * links_ + link).
   std::vector<double> node_sent_, node_received_, link_bytes_, gpu_busy_;
+  std::vector<const simgrid::s4u::Link*> link_;  // in the link order above
+  std::vector<double> link_peak_bytes_per_s_;     // highest load over an interval of positive length
+  std::vector<double> link_capacity_;             // bytes/s, less rounding: no need to sample above
   std::vector<std::size_t> flows_;
   std::vector<TimelineEvent> timeline_;
 };

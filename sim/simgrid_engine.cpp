@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 
 #include "model/run/child_processes.hpp"
@@ -45,16 +44,10 @@ Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridO
   char* argv[] = {name, quiet, stack, guard, nullptr};
   sg4::Engine engine(&argc, argv);
   configure_engine();
-  sg_link_load_plugin_init();
   const bool fold = reduces(full, sim);
   const SyncPlan folded = fold ? folded_plan(full) : SyncPlan{};
   const SyncPlan& plan = fold ? folded : full;
   const Platform platform = build_platform(plan, fold ? 1.0 / full.workers : 1.0);
-  for (const auto* links : {&platform.nic, &platform.pcie})
-    for (const auto* l : *links) {
-      sg_link_load_track(l->get_link_up());
-      sg_link_load_track(l->get_link_down());
-    }
   Executor executor(plan, opt, sim, platform, fold ? Fold{&full} : Fold{});
   executor.start();
   engine.run();
