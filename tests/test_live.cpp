@@ -323,6 +323,12 @@ TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of S
   for (const auto& p : v["points"]) {
     INFO(p["strategy"] << ": live " << p["measured_iteration_s"] << " s, simgrid " << p["predicted_iteration_s"]);
     CHECK(std::abs(p["error"].get<double>()) < 0.15);
+    // The live range brackets the live median, and says whether the prediction is inside it.
+    const double lo = p["measured_min_iteration_s"], hi = p["measured_max_iteration_s"],
+                 med = p["measured_iteration_s"], pred = p["predicted_iteration_s"];
+    CHECK(lo <= med);
+    CHECK(med <= hi);
+    CHECK(p["within_measured_range"].get<bool>() == (pred >= lo && pred <= hi));
   }
   // The kernel's count of each link's bytes, beside the sockets': a little more (headers,
   // acknowledgements), never less.
