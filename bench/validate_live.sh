@@ -35,6 +35,8 @@ all=$(cat "$work"/set/*.txt | awk '$NF ~ /%$/ && $1 != "strategy" { v = $NF; sub
 n=$(echo "$all" | wc -l)
 median=$(echo "$all" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 worst=$(echo "$all" | tail -1)
+# Points whose prediction lies within the live run's own fastest..slowest iterations (no '*').
+inside=$(cat "$work"/set/*.txt | awk '$NF ~ /%$/ && $1 != "strategy" && $(NF-1) != "*"' | wc -l)
 # The same by node count (the machine's 2 cores host 2 node processes well, 8 less so).
 by_nodes() {
   cat "$work"/set/*.txt | awk -v n="$1" '$NF ~ /%$/ && $1 != "strategy" && $2 == n { v = $NF; sub(/%/, "", v); sub(/^\+/, "", v); if (v < 0) v = -v; print v }' |
@@ -51,6 +53,8 @@ by_nodes() {
   echo "- 8 nodes: $(by_nodes 8)"
   echo
   echo "**$n points: |error| median ${median}%, worst ${worst}%.** error = SimGrid's seconds per iteration / the live run's (the median of its iterations after the first) - 1."
+  echo
+  echo "$inside of $n predictions lie within the live run's own range (its fastest to its slowest iteration after the first)."
   echo
   echo "How the live runs are made (live/, ARCHITECTURE.md): one process per node, each in its own network"
   echo "namespace, joined by veth links into a bridge, every link shaped with tc tbf to the scenario's rate"
