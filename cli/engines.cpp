@@ -22,6 +22,7 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
     if (live == nullptr) throw InputError("--engine", "live is not available for this command", "simgrid or analytic");
     live::LiveOptions o;
     o.network_scale = live->network_scale;
+    o.time_dilation = live->time_dilation;
     o.launch.netns = live->netns;
     o.launch.queue_ms = live->queue_ms;
     if (live->arithmetic) {

@@ -127,7 +127,11 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
   for (double e : errors) mean += e / double(errors.size());
 
   std::cout << "validate " << s.name << ": live (" << (s.live.netns ? "tc-shaped namespaces" : "loopback")
-            << ", network scale " << g4(s.live.network_scale) << ") against simgrid on the same plan\n\n";
+            << ", network scale " << g4(s.live.network_scale)
+            << (s.live.time_dilation == 0  ? ", time dilated by nodes / cores"
+                : s.live.time_dilation > 1 ? ", time dilated " + g4(s.live.time_dilation) + "x"
+                                           : std::string())
+            << ") against simgrid on the same plan\n\n";
   t.print(std::cout);
   std::cout << "\n" << errors.size() << " points: |error| median " << fixed(100 * median, 1) << "%, mean "
             << fixed(100 * mean, 1) << "%, worst " << fixed(100 * worst, 1) << "% (" << worst_where << "); "
@@ -139,6 +143,7 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
     write_file_atomic(json_out, nlohmann::json{{"scenario", s.name},
                                                {"scenario_path", s.path},
                                                {"network_scale", s.live.network_scale},
+                                               {"time_dilation", s.live.time_dilation},
                                                {"links", s.live.netns ? "netns" : "loopback"},
                                                {"points", points},
                                                {"median_abs_error", median},

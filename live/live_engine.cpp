@@ -2,16 +2,27 @@
 
 #include <algorithm>
 #include <array>
+#include <iomanip>
+#include <sstream>
+
+#include <unistd.h>
 
 #include "live/arithmetic/node_math.hpp"
 #include "live/coordinate.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/instance_graph.hpp"
 #include "model/plan/network_scale.hpp"
+#include "model/plan/time_dilation.hpp"
 
 namespace possim::live {
 
 namespace {
+
+std::string fixed_text(double x) {
+  std::ostringstream o;
+  o << std::setprecision(3) << x;
+  return o.str();
+}
 
 std::string track_of(const SyncPlan& plan, const Instance& in) {
   const Task& task = plan.tasks[in.task];
@@ -45,6 +56,20 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
     arith::NodeMath check(plan, opt_.launch.arithmetic, 0);  // what it cannot compute, named before any process starts
   }
   const SyncPlan scaled = scale_network(plan, opt_.network_scale);
+  // Time dilation: nodes sharing this machine's cores run everything they emulate k times
+  // slower, and every time they measure is divided by k (model/plan/time_dilation.hpp).
+  // Under mpirun each rank has its own machine: automatic means none.
+  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  const double dilation = opt_.time_dilation > 0 ? opt_.time_dilation
+                          : opt_.mpi                ? 1.0
+                                                    : std::max(1.0, double(nodes) / double(cores));
+  const SyncPlan emulated = dilation > 1 ? dilate_time(scaled, dilation) : scaled;
+  LaunchOptions launch = opt_.launch;
+  launch.queue_ms *= dilation;  // the same switch buffer in bytes, at a k times slower rate
+  launch.stall_timeout_s *= dilation;  // a phase without messages lasts k times longer
+  if (dilation > 1 && launch.progress)
+    launch.progress("time dilated " + fixed_text(dilation) + "x: " + std::to_string(nodes) + " nodes on " +
+                    std::to_string(cores) + " cores; measured times divided by " + fixed_text(dilation));
   // Measured here (reports/validation/): 0.5 Gbit/s links carry their rate to within a few
   // percent with 8 nodes on 2 cores; faster ones are the machine's limit, not the model's.
   const double link_gbps = plan.cluster.nic_gbps / opt_.network_scale;
@@ -54,12 +79,14 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
                          "{\"network_scale\": K} divides rates and bytes by K");
   LiveRun run;
   try {
-    run = opt_.mpi ? run_rank(scaled, opt_.launch, *opt_.mpi, runs_++) : run_local(scaled, opt_.launch);
+    run = opt_.mpi ? run_rank(emulated, launch, *opt_.mpi, runs_++) : run_local(emulated, launch);
   } catch (const LiveFailure& f) {
     if (f.completed_end_s.empty()) throw std::runtime_error(f.what());
     // What the completed iterations measured is kept, marked: their ends as the coordinator
     // saw them (the records with the breakdown, bytes and trace died with the run).
-    Result r = begin_result(plan, "live", f.completed_end_s);
+    std::vector<double> completed = f.completed_end_s;
+    for (double& e : completed) e /= dilation;
+    Result r = begin_result(plan, "live", completed);
     r.failure = f.what();
     r.failure += " (kept: the " + std::to_string(f.completed_end_s.size()) + " iterations every node completed)";
     return r;
@@ -89,9 +116,9 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
       if (i >= graph.size() || seen[i]) continue;
       seen[i] = 1;
       InstanceTiming& x = path.at(i);
-      x.ready_s = r.at(1).get<double>() - run.go_s;
-      x.start_s = start[i] = r.at(2).get<double>() - run.go_s;
-      end[i] = r.at(3).get<double>() - run.go_s;
+      x.ready_s = (r.at(1).get<double>() - run.go_s) / dilation;
+      x.start_s = start[i] = (r.at(2).get<double>() - run.go_s) / dilation;
+      end[i] = (r.at(3).get<double>() - run.go_s) / dilation;
       x.released_by = r.at(4).get<std::int64_t>();
       x.queued_behind = r.at(5).get<std::int64_t>();
       x.task = of[i].task;
@@ -104,7 +131,8 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
     throw std::runtime_error("live run: " + std::to_string(missing) + " task instances reported no timing");
   std::vector<std::array<double, 3>> busy;
   for (const auto& b : run.reports.front().at("gpu0_busy"))
-    busy.push_back({b.at(0).get<double>(), b.at(1).get<double>() - run.go_s, b.at(2).get<double>() - run.go_s});
+    busy.push_back({b.at(0).get<double>(), (b.at(1).get<double>() - run.go_s) / dilation,
+                    (b.at(2).get<double>() - run.go_s) / dilation});
   std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a[1] < b[1]; });
   double busy_s = 0;
   for (const auto& b : busy) {
@@ -140,7 +168,7 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
     r.received_bytes_max = std::max(r.received_bytes_max, rcv);
     sent_sum += s;
     received_sum += rcv;
-    const double capacity = run.link_rate_gbit * 1e9 / 8 * opt_.network_scale;  // scenario bytes/s
+    const double capacity = run.link_rate_gbit * 1e9 / 8 * opt_.network_scale * dilation;  // scenario bytes/s
     for (int dir = 0; dir < 2; ++dir) {
       LinkUse u;
       u.link = "nic-" + std::to_string(n) + (dir == 0 ? " tx" : " rx");

@@ -14,6 +14,7 @@ namespace possim::live {
 
 struct LiveOptions {
   double network_scale = 1;  // model/plan/network_scale.hpp
+  double time_dilation = 1;  // model/plan/time_dilation.hpp; 0: nodes / cores of this machine
   LaunchOptions launch;
   std::optional<MpiRank> mpi;  // under mpirun: this process's rank (live/launch_mpi.hpp)
 };

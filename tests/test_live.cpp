@@ -19,6 +19,7 @@
 #include "live/live_engine.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/plan/network_scale.hpp"
+#include "model/plan/time_dilation.hpp"
 #include "net/netns.hpp"
 #include "processes.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -104,6 +105,28 @@ TEST_CASE("a plan's network scaled down by k: both engines predict the same iter
       }
     }
   CHECK_THROWS(scale_network(SyncPlan{}, 0.5));
+}
+
+TEST_CASE("a plan dilated in time by k, per-message cost included: both engines predict k times the iteration",
+          "[live]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  for (const auto& s : strategy_names())
+    for (double gbps : {1.0, 40.0}) {
+      const SyncPlan plan = make_plan(s, request(net, prof, 3, gbps, 32, 3));
+      for (double k : {2.0, 4.0}) {
+        SyncPlan dilated = dilate_time(plan, k);
+        INFO(s << " at " << gbps << " Gbit/s, dilated by " << k);
+        CHECK(dilated.rates.per_message_s == plan.rates.per_message_s);  // the CPU's own work: real, not emulated
+        dilated.rates.per_message_s *= k;  // a CPU k times slower as well: everything is k times slower
+        const Result a = AnalyticEngine().run(plan, {}), ad = AnalyticEngine().run(dilated, {});
+        CHECK(ad.iteration_s == Approx(k * a.iteration_s).epsilon(1e-9));
+        const Result g = sim::SimGridEngine().run(plan, {}), gd = sim::SimGridEngine().run(dilated, {});
+        CHECK(gd.iteration_s == Approx(k * g.iteration_s).epsilon(1e-4));
+        CHECK(gd.sent_bytes_max == Approx(g.sent_bytes_max).epsilon(1e-12));
+      }
+    }
+  CHECK_THROWS(dilate_time(SyncPlan{}, 0.5));
 }
 
 TEST_CASE("emulated resources keep the simulator's time: processor sharing and FIFO", "[live]") {
@@ -329,6 +352,25 @@ TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of S
     CHECK(lo <= med);
     CHECK(med <= hi);
     CHECK(p["within_measured_range"].get<bool>() == (pred >= lo && pred <= hi));
+  }
+  // Time dilated 2x (model/plan/time_dilation.hpp): everything emulated twice as slow,
+  // measured times halved; the prediction is unchanged and still within 15%.
+  {
+    std::ofstream f(dir / "d.json");
+    f << R"({"name": "acc_dilated", "model": "alexnet", "batch_per_gpu": 32,
+             "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["allreduce"],
+             "profile": "live_netns", "iterations": 4,
+             "live": {"network_scale": 20, "links": "netns", "queue_ms": 10, "time_dilation": 2}})";
+  }
+  const Output d = run_possim("validate d.json --live --json vd.json", dir, 300);
+  INFO(d.out << d.err);
+  REQUIRE(d.status == 0);
+  CHECK(d.err.find("time dilated 2x") != std::string::npos);
+  const nlohmann::json vd = nlohmann::json::parse(slurp(dir / "vd.json"));
+  CHECK(vd["time_dilation"] == 2);
+  for (const auto& p : vd["points"]) {
+    INFO("dilated: live " << p["measured_iteration_s"] << " s, simgrid " << p["predicted_iteration_s"]);
+    CHECK(std::abs(p["error"].get<double>()) < 0.15);
   }
   // The kernel's count of each link's bytes, beside the sockets': a little more (headers,
   // acknowledgements), never less.

@@ -92,6 +92,20 @@ TEST_CASE("Defaults and the remaining enum values", "[scenario]") {
   CHECK(std::string(to_string(BestSchemeRule::atc17)) == "atc17");
 }
 
+TEST_CASE("live.time_dilation: a factor, auto, or a clear error", "[scenario]") {
+  const auto with = [](const std::string& value) {
+    return parse_scenario(R"({"model": "googlenet", "batch_per_gpu": 32, "cluster": {"nodes": 2, "nic_gbps": 1},
+                              "strategies": ["ps"], "live": {"time_dilation": )" + value + "}}",
+                          "dir/dilation.json", "dir");
+  };
+  CHECK(with("4").live.time_dilation == 4);
+  CHECK(with("\"auto\"").live.time_dilation == 0);  // nodes / cores, when the run starts
+  CHECK(parse_scenario(R"({"model": "googlenet", "batch_per_gpu": 32, "cluster": {"nodes": 2, "nic_gbps": 1},
+                           "strategies": ["ps"]})", "dir/d.json", "dir").live.time_dilation == 1);
+  CHECK_THROWS_WITH(with("0.5"), Catch::Matchers::Contains("live.time_dilation: 0.5 is out of range"));
+  CHECK_THROWS_WITH(with("\"fast\""), Catch::Matchers::Contains("live.time_dilation"));
+}
+
 TEST_CASE("Model and profile paths resolve against the scenario's folder", "[scenario]") {
   const fs::path dir = fs::temp_directory_path() / "possim_test_scenario";
   fs::remove_all(dir);

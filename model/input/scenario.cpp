@@ -382,12 +382,20 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   }
   if (j.contains("live")) {
     const json& v = j["live"];
-    r.object(v, "live", {"network_scale", "links", "queue_ms", "compute", "learning_rate"});
+    r.object(v, "live", {"network_scale", "links", "queue_ms", "compute", "learning_rate", "time_dilation"});
     if (v.contains("queue_ms"))
       s.live.queue_ms = r.number(v["queue_ms"], "live.queue_ms", 0.1, 1000, "milliseconds in [0.1, 1000]");
     if (v.contains("network_scale"))
       s.live.network_scale = r.number(v["network_scale"], "live.network_scale", 1, 1e6,
                                       "a factor in [1, 1e6] dividing network bytes and NIC rates");
+    if (v.contains("time_dilation")) {
+      const json& d = v["time_dilation"];
+      if (d.is_string())
+        s.live.time_dilation = r.choice(d, "live.time_dilation", {"auto"}) == "auto" ? 0 : 1;
+      else
+        s.live.time_dilation = r.number(d, "live.time_dilation", 1, 1000,
+                                        "\"auto\" or a factor in [1, 1000] slowing down what the run emulates");
+    }
     if (v.contains("links")) s.live.netns = r.choice(v["links"], "live.links", {"netns", "loopback"}) == "netns";
     if (v.contains("compute"))
       s.live.arithmetic = r.choice(v["compute"], "live.compute", {"emulated", "arithmetic"}) == "arithmetic";

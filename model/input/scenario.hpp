@@ -39,6 +39,10 @@ struct LiveSettings {
   // profiled time and flows carry zeros.
   bool arithmetic = false;
   double learning_rate = 0.05;  // arithmetic: plain SGD's step
+  // Everything the run emulates k times slower, measured times divided by k, so that node
+  // processes sharing few cores each get a core's worth of CPU per undilated second
+  // (model/plan/time_dilation.hpp). 0: automatic, nodes / this machine's cores (at least 1).
+  double time_dilation = 1;
 };
 
 struct Scenario {
