@@ -501,8 +501,10 @@ int Node::run() {
     if (!error_.empty()) {
       const std::string e = error_;
       lock.unlock();
-      shutdown();
+      // The cause first, then the connections: a peer that sees them close reports that
+      // too, and the coordinator names whichever error it reads first.
       ctrl({{"type", "error"}, {"message", e}});
+      shutdown();
       return 1;
     }
   }
