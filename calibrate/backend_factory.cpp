@@ -32,7 +32,7 @@ std::string find_cuda_plugin() {
 #endif
 
 std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
-                                                        Precision precision) {
+                                                        Precision precision, int device) {
   // Never closed: the backends the plugin makes run its code.
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -49,8 +49,8 @@ std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
                              POSSIM_CUDA_BACKEND_FACTORY + ": " + (why ? why : "null symbol") +
                              " (use --backend cpu, or rebuild possim)");
   }
-  const auto make = reinterpret_cast<decltype(&possim_make_cuda_backend)>(sym);
-  return std::unique_ptr<KernelBackend>(make(precision));
+  const auto make = reinterpret_cast<decltype(&possim_make_cuda_backend_v2)>(sym);
+  return std::unique_ptr<KernelBackend>(make(precision, device));
 }
 
 bool gpu_backend_built() {
@@ -62,11 +62,11 @@ bool gpu_backend_built() {
 }
 
 std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision precision,
-                                            int threads) {
+                                            int threads, int device) {
   if (name == "cpu") return make_cpu_backend(precision, threads);
   if (name == "gpu") {
 #ifdef POSSIM_CUDA_PLUGIN_NAME
-    return load_cuda_backend_plugin(find_cuda_plugin(), precision);
+    return load_cuda_backend_plugin(find_cuda_plugin(), precision, device);
 #else
     throw BackendUnavailable(
         "GPU backend not built: CUDA/cuDNN not found at configure time (use --backend cpu, or "

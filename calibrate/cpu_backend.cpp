@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -72,6 +75,57 @@ cpu::ConvGeom conv_geom(const Layer& l, int batch) {
   return g;
 }
 
+// A layer's kernels with the buffers they run over (filled with reproducible values).
+// Buffers never move once made: the kernels hold pointers into them.
+class HostLayer : public PreparedLayer {
+ public:
+  struct Kernel {
+    std::string name, algorithm;
+    std::function<void()> run;
+    double flops = 0;
+  };
+  std::vector<Kernel> fwd, bwd;  // each pass's kernels, in order
+
+  void forward() override { run(fwd); }
+  void backward() override { run(bwd); }
+  double bytes() const override { return bytes_; }
+
+  float* floats(i64 count, std::uint32_t seed) {
+    floats_.push_back(filled(count, seed));
+    bytes_ += double(floats_.back().size()) * sizeof(float);
+    return floats_.back().data();
+  }
+  std::int32_t* ints(i64 count) {
+    ints_.emplace_back(std::size_t(std::max<i64>(count, 1)));
+    bytes_ += double(ints_.back().size()) * sizeof(std::int32_t);
+    return ints_.back().data();
+  }
+  std::uint8_t* bytes_of(i64 count) {
+    bytes8_.emplace_back(std::size_t(std::max<i64>(count, 1)));
+    bytes_ += double(bytes8_.back().size());
+    return bytes8_.back().data();
+  }
+  std::uint64_t* state(std::uint64_t value) {
+    state_.push_back(value);
+    return &state_.back();
+  }
+  void add(std::vector<Kernel>& pass, std::string name, std::string algorithm,
+           std::function<void()> run, double flops = 0) {
+    pass.push_back(Kernel{std::move(name), std::move(algorithm), std::move(run), flops});
+  }
+
+ private:
+  static void run(const std::vector<Kernel>& ks) {
+    for (const Kernel& k : ks) k.run();
+  }
+  // Deques: growing them never moves what they hold.
+  std::deque<std::vector<float>> floats_;
+  std::deque<std::vector<std::int32_t>> ints_;
+  std::deque<std::vector<std::uint8_t>> bytes8_;
+  std::deque<std::uint64_t> state_;
+  double bytes_ = 0;
+};
+
 class CpuBackend : public KernelBackend {
  public:
   explicit CpuBackend(int threads)
@@ -106,82 +160,65 @@ class CpuBackend : public KernelBackend {
               {"concat", "memcpy of two halves"}}}};
   }
 
-  LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
-                              const TimingPolicy& p) override {
-    LayerMeasurement m;
-    m.layer = l.name;
-    m.kind = l.kind;
+  // The layer's kernels over buffers of their own: time_layer times them, prepare_layer
+  // hands them to a live run.
+  std::unique_ptr<HostLayer> build(const Layer& l, int batch, bool needs_input_grad) const {
+    auto h = std::make_unique<HostLayer>();
+    HostLayer& k = *h;
     const i64 in_count = batch * l.in.elements(), out_count = batch * l.out.elements();
     switch (l.kind) {
       case LayerKind::conv: {
         const cpu::ConvGeom g = conv_geom(l, batch);
-        auto x = filled(in_count, 1), w = filled(l.weight_params, 2), b = filled(g.k, 3);
-        auto y = filled(out_count, 4), dy = filled(out_count, 5), dx = filled(in_count, 6);
-        auto dw = filled(l.weight_params, 7), db = filled(g.k, 8), col = filled(g.col_size(), 9);
+        float *x = k.floats(in_count, 1), *w = k.floats(l.weight_params, 2), *b = k.floats(g.k, 3);
+        float *y = k.floats(out_count, 4), *dy = k.floats(out_count, 5),
+              *dx = k.floats(in_count, 6);
+        float *dw = k.floats(l.weight_params, 7), *db = k.floats(g.k, 8),
+              *col = k.floats(g.col_size(), 9);
+        float *bias = l.bias_params ? b : nullptr, *dbias = l.bias_params ? db : nullptr;
         const double flops = double(batch) * l.fwd_macs * 2;
         const std::string algo = g.direct() ? "gemm (1x1, input used directly)" : "im2col+gemm";
-        m.forward.push_back(time_host(
-            "forward", algo, p,
-            [&] {
-              cpu::conv_forward(g, x.data(), w.data(), l.bias_params ? b.data() : nullptr, y.data(),
-                                col.data());
-            },
-            flops));
+        k.add(
+            k.fwd, "forward", algo, [=] { cpu::conv_forward(g, x, w, bias, y, col); }, flops);
         if (needs_input_grad)
-          m.backward.push_back(time_host(
-              "backward_data", algo + " (col2im)", p,
-              [&] { cpu::conv_backward_data(g, dy.data(), w.data(), dx.data(), col.data()); },
-              flops));
-        m.backward.push_back(time_host(
-            "backward_filter", algo + (l.bias_params ? " + bias" : ""), p,
-            [&] {
-              cpu::conv_backward_filter(g, x.data(), dy.data(), dw.data(),
-                                        l.bias_params ? db.data() : nullptr, col.data());
-            },
-            flops));
+          k.add(
+              k.bwd, "backward_data", algo + " (col2im)",
+              [=] { cpu::conv_backward_data(g, dy, w, dx, col); }, flops);
+        k.add(
+            k.bwd, "backward_filter", algo + (l.bias_params ? " + bias" : ""),
+            [=] { cpu::conv_backward_filter(g, x, dy, dw, dbias, col); }, flops);
         break;
       }
       case LayerKind::fc: {
         const i64 mm = l.fc_m, nn = l.fc_n;
-        auto x = filled(batch * nn, 1), w = filled(mm * nn, 2), b = filled(mm, 3);
-        auto y = filled(batch * mm, 4), dy = filled(batch * mm, 5), dx = filled(batch * nn, 6);
-        auto dw = filled(mm * nn, 7), db = filled(mm, 8);
+        float *x = k.floats(batch * nn, 1), *w = k.floats(mm * nn, 2), *b = k.floats(mm, 3);
+        float *y = k.floats(batch * mm, 4), *dy = k.floats(batch * mm, 5),
+              *dx = k.floats(batch * nn, 6);
+        float *dw = k.floats(mm * nn, 7), *db = k.floats(mm, 8);
+        float *bias = l.bias_params ? b : nullptr, *dbias = l.bias_params ? db : nullptr;
         const double flops = 2.0 * batch * double(mm) * double(nn);
-        m.forward.push_back(time_host(
-            "forward", "gemm", p,
-            [&] {
-              cpu::fc_forward(batch, mm, nn, x.data(), w.data(), l.bias_params ? b.data() : nullptr,
-                              y.data());
-            },
-            flops));
+        k.add(
+            k.fwd, "forward", "gemm", [=] { cpu::fc_forward(batch, mm, nn, x, w, bias, y); },
+            flops);
         if (needs_input_grad)
-          m.backward.push_back(time_host(
-              "backward_data", "gemm", p,
-              [&] { cpu::fc_backward_data(batch, mm, nn, dy.data(), w.data(), dx.data()); },
-              flops));
-        m.backward.push_back(time_host(
-            "backward_filter", std::string("gemm") + (l.bias_params ? " + bias" : ""), p,
-            [&] {
-              cpu::fc_backward_filter(batch, mm, nn, x.data(), dy.data(), dw.data(),
-                                      l.bias_params ? db.data() : nullptr);
-            },
-            flops));
+          k.add(
+              k.bwd, "backward_data", "gemm",
+              [=] { cpu::fc_backward_data(batch, mm, nn, dy, w, dx); }, flops);
+        k.add(
+            k.bwd, "backward_filter", std::string("gemm") + (l.bias_params ? " + bias" : ""),
+            [=] { cpu::fc_backward_filter(batch, mm, nn, x, dy, dw, dbias); }, flops);
         break;
       }
       case LayerKind::bn: {
         const i64 c = l.in.c, hw = l.in.h * l.in.w;
-        auto x = filled(in_count, 1), y = filled(in_count, 2), dy = filled(in_count, 3),
-             dx = filled(in_count, 4);
-        auto gamma = filled(c, 5), beta = filled(c, 6), mean = filled(c, 7), inv = filled(c, 8);
-        auto dg = filled(c, 9), dbt = filled(c, 10);
-        m.forward.push_back(time_host("forward", "loops (training)", p, [&] {
-          cpu::bn_forward(batch, c, hw, x.data(), gamma.data(), beta.data(), y.data(), mean.data(),
-                          inv.data());
-        }));
-        m.backward.push_back(time_host("backward", "loops", p, [&] {
-          cpu::bn_backward(batch, c, hw, x.data(), dy.data(), gamma.data(), mean.data(), inv.data(),
-                           dx.data(), dg.data(), dbt.data());
-        }));
+        float *x = k.floats(in_count, 1), *y = k.floats(in_count, 2), *dy = k.floats(in_count, 3),
+              *dx = k.floats(in_count, 4);
+        float *gamma = k.floats(c, 5), *beta = k.floats(c, 6), *mean = k.floats(c, 7),
+              *inv = k.floats(c, 8);
+        float *dg = k.floats(c, 9), *dbt = k.floats(c, 10);
+        k.add(k.fwd, "forward", "loops (training)",
+              [=] { cpu::bn_forward(batch, c, hw, x, gamma, beta, y, mean, inv); });
+        k.add(k.bwd, "backward", "loops",
+              [=] { cpu::bn_backward(batch, c, hw, x, dy, gamma, mean, inv, dx, dg, dbt); });
         break;
       }
       case LayerKind::pool: {
@@ -195,25 +232,19 @@ class CpuBackend : public KernelBackend {
         g.k = std::max(1, l.kernel_h);
         g.stride = std::max(1, l.stride);
         g.pad = l.pad_h;
-        auto x = filled(in_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
-             dx = filled(in_count, 4);
-        std::vector<std::int32_t> arg(std::size_t(std::max<i64>(out_count, 1)));
-        m.forward.push_back(time_host("forward", "max pool loop", p, [&] {
-          cpu::maxpool_forward(g, x.data(), y.data(), arg.data());
-        }));
-        m.backward.push_back(time_host("backward", "max pool scatter", p, [&] {
-          cpu::maxpool_backward(g, dy.data(), arg.data(), dx.data());
-        }));
+        float *x = k.floats(in_count, 1), *y = k.floats(out_count, 2), *dy = k.floats(out_count, 3),
+              *dx = k.floats(in_count, 4);
+        std::int32_t* arg = k.ints(out_count);
+        k.add(k.fwd, "forward", "max pool loop", [=] { cpu::maxpool_forward(g, x, y, arg); });
+        k.add(k.bwd, "backward", "max pool scatter",
+              [=] { cpu::maxpool_backward(g, dy, arg, dx); });
         break;
       }
       case LayerKind::relu: {
-        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
-             dx = filled(out_count, 4);
-        m.forward.push_back(time_host("forward", "loop", p,
-                                      [&] { cpu::relu_forward(out_count, x.data(), y.data()); }));
-        m.backward.push_back(time_host("backward", "loop", p, [&] {
-          cpu::relu_backward(out_count, x.data(), dy.data(), dx.data());
-        }));
+        float *x = k.floats(out_count, 1), *y = k.floats(out_count, 2),
+              *dy = k.floats(out_count, 3), *dx = k.floats(out_count, 4);
+        k.add(k.fwd, "forward", "loop", [=] { cpu::relu_forward(out_count, x, y); });
+        k.add(k.bwd, "backward", "loop", [=] { cpu::relu_backward(out_count, x, dy, dx); });
         break;
       }
       case LayerKind::lrn: {
@@ -221,71 +252,73 @@ class CpuBackend : public KernelBackend {
         const double per =
             l.out.elements() > 0 ? l.fwd_flops / (5.0 * double(l.out.elements())) : 5;
         const int size = std::max(1, int(std::lround(per)));
-        auto x = filled(out_count, 1), y = filled(out_count, 2), sc = filled(out_count, 3);
-        auto dy = filled(out_count, 4), dx = filled(out_count, 5);
-        m.forward.push_back(time_host(
-            "forward", "across-channel window " + std::to_string(size), p,
-            [&] { cpu::lrn_forward(batch, c, hw, size, x.data(), y.data(), sc.data()); }));
-        m.backward.push_back(
-            time_host("backward", "across-channel window " + std::to_string(size), p, [&] {
-              cpu::lrn_backward(batch, c, hw, size, x.data(), y.data(), sc.data(), dy.data(),
-                                dx.data());
-            }));
+        float *x = k.floats(out_count, 1), *y = k.floats(out_count, 2),
+              *sc = k.floats(out_count, 3);
+        float *dy = k.floats(out_count, 4), *dx = k.floats(out_count, 5);
+        k.add(k.fwd, "forward", "across-channel window " + std::to_string(size),
+              [=] { cpu::lrn_forward(batch, c, hw, size, x, y, sc); });
+        k.add(k.bwd, "backward", "across-channel window " + std::to_string(size),
+              [=] { cpu::lrn_backward(batch, c, hw, size, x, y, sc, dy, dx); });
         break;
       }
       case LayerKind::softmax: {
         const i64 dim = l.out.elements();
-        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
-             dx = filled(out_count, 4);
-        m.forward.push_back(time_host(
-            "forward", "loop", p, [&] { cpu::softmax_forward(batch, dim, x.data(), y.data()); }));
-        m.backward.push_back(time_host("backward", "loop", p, [&] {
-          cpu::softmax_backward(batch, dim, y.data(), dy.data(), dx.data());
-        }));
+        float *x = k.floats(out_count, 1), *y = k.floats(out_count, 2),
+              *dy = k.floats(out_count, 3), *dx = k.floats(out_count, 4);
+        k.add(k.fwd, "forward", "loop", [=] { cpu::softmax_forward(batch, dim, x, y); });
+        k.add(k.bwd, "backward", "loop", [=] { cpu::softmax_backward(batch, dim, y, dy, dx); });
         break;
       }
       case LayerKind::dropout: {
-        auto x = filled(out_count, 1), y = filled(out_count, 2), dy = filled(out_count, 3),
-             dx = filled(out_count, 4);
-        std::vector<std::uint8_t> mask(std::size_t(std::max<i64>(out_count, 1)));
-        std::uint64_t rng = 12345;
-        m.forward.push_back(time_host("forward", "xorshift mask", p, [&] {
-          cpu::dropout_forward(out_count, x.data(), y.data(), mask.data(), rng);
-        }));
-        m.backward.push_back(time_host("backward", "mask", p, [&] {
-          cpu::dropout_backward(out_count, dy.data(), mask.data(), dx.data());
-        }));
+        float *x = k.floats(out_count, 1), *y = k.floats(out_count, 2),
+              *dy = k.floats(out_count, 3), *dx = k.floats(out_count, 4);
+        std::uint8_t* mask = k.bytes_of(out_count);
+        std::uint64_t* rng = k.state(12345);
+        k.add(k.fwd, "forward", "xorshift mask",
+              [=] { cpu::dropout_forward(out_count, x, y, mask, *rng); });
+        k.add(k.bwd, "backward", "mask", [=] { cpu::dropout_backward(out_count, dy, mask, dx); });
         break;
       }
       case LayerKind::add: {
-        auto a = filled(out_count, 1), b = filled(out_count, 2), y = filled(out_count, 3),
-             dy = filled(out_count, 4);
-        auto da = filled(out_count, 5), db = filled(out_count, 6);
-        m.forward.push_back(time_host("forward", "loop", p, [&] {
-          cpu::add_forward(out_count, a.data(), b.data(), y.data());
-        }));
-        m.backward.push_back(time_host("backward", "two copies", p, [&] {
-          std::memcpy(da.data(), dy.data(), std::size_t(out_count) * sizeof(float));
-          std::memcpy(db.data(), dy.data(), std::size_t(out_count) * sizeof(float));
-        }));
+        float *a = k.floats(out_count, 1), *b = k.floats(out_count, 2), *y = k.floats(out_count, 3),
+              *dy = k.floats(out_count, 4);
+        float *da = k.floats(out_count, 5), *db = k.floats(out_count, 6);
+        k.add(k.fwd, "forward", "loop", [=] { cpu::add_forward(out_count, a, b, y); });
+        k.add(k.bwd, "backward", "two copies", [=] {
+          std::memcpy(da, dy, std::size_t(out_count) * sizeof(float));
+          std::memcpy(db, dy, std::size_t(out_count) * sizeof(float));
+        });
         break;
       }
       case LayerKind::concat: {
         const i64 hw = l.out.h * l.out.w, ca = l.out.c / 2, cb = l.out.c - ca;
-        auto a = filled(batch * ca * hw, 1), b = filled(batch * cb * hw, 2),
-             y = filled(out_count, 3);
-        auto dy = filled(out_count, 4), da = filled(batch * ca * hw, 5),
-             db = filled(batch * cb * hw, 6);
-        m.forward.push_back(time_host("forward", "memcpy of two parts", p, [&] {
-          cpu::concat_forward(batch, ca * hw, cb * hw, a.data(), b.data(), y.data());
-        }));
-        m.backward.push_back(time_host("backward", "memcpy of two parts", p, [&] {
-          cpu::concat_backward(batch, ca * hw, cb * hw, dy.data(), da.data(), db.data());
-        }));
+        float *a = k.floats(batch * ca * hw, 1), *b = k.floats(batch * cb * hw, 2),
+              *y = k.floats(out_count, 3);
+        float *dy = k.floats(out_count, 4), *da = k.floats(batch * ca * hw, 5),
+              *db = k.floats(batch * cb * hw, 6);
+        k.add(k.fwd, "forward", "memcpy of two parts",
+              [=] { cpu::concat_forward(batch, ca * hw, cb * hw, a, b, y); });
+        k.add(k.bwd, "backward", "memcpy of two parts",
+              [=] { cpu::concat_backward(batch, ca * hw, cb * hw, dy, da, db); });
         break;
       }
     }
+    return h;
+  }
+
+  LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
+                              const TimingPolicy& p) override {
+    const std::unique_ptr<HostLayer> k = build(l, batch, needs_input_grad);
+    LayerMeasurement m;
+    m.layer = l.name;
+    m.kind = l.kind;
+    for (const HostLayer::Kernel& x : k->fwd) m.forward.push_back(time_host(x.name, x.algorithm, p, x.run, x.flops));
+    for (const HostLayer::Kernel& x : k->bwd) m.backward.push_back(time_host(x.name, x.algorithm, p, x.run, x.flops));
     return m;
+  }
+
+  std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch, bool needs_input_grad) override {
+    return build(l, batch, needs_input_grad);
   }
 
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {

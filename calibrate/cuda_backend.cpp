@@ -12,6 +12,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,6 +78,7 @@ class Desc {
   ~Desc() { Destroy(d_); }
   Desc(const Desc&) = delete;
   Desc& operator=(const Desc&) = delete;
+  using handle_type = T;
   operator T() const { return d_; }
 
  private:
@@ -132,16 +136,80 @@ std::uint16_t to_bf16(float f) {
   return std::uint16_t(u >> 16);
 }
 
+// cuDNN's alpha/beta scaling factors, by address: static so that the kernels' lambdas can
+// take it whenever they run.
+constexpr float kOne = 1.0f, kZero = 0.0f;
+
+class CudaBackend;
+
+// One kernel of a prepared layer: what calibrate records about it, and the cuDNN/cuBLAS
+// calls it enqueues on the backend's stream.
+struct GpuKernel {
+  std::string kernel;
+  std::string algorithm;
+  double flops = 0;
+  std::function<void()> enqueue;
+};
+
+// A layer's kernels and all they use: device buffers, workspaces and descriptors (the
+// chosen algorithms are copied into the kernels' lambdas). The lambdas capture handles and
+// device pointers by value, and what those name is owned here, so it lives exactly as long
+// as the kernels. The stream and the cuDNN/cuBLAS handles are the backend's: it must
+// outlive the layer, and since all its layers share them, one thread at a time may run
+// any of one backend's layers (or time_layer).
+class GpuLayer final : public PreparedLayer {
+ public:
+  explicit GpuLayer(const CudaBackend* backend) : backend_(backend) {}
+  ~GpuLayer() override;
+  GpuLayer(const GpuLayer&) = delete;
+  GpuLayer& operator=(const GpuLayer&) = delete;
+
+  void forward() override { run(fwd); }
+  void backward() override { run(bwd); }
+  double bytes() const override {
+    double b = 0;
+    for (const DevBuf& d : bufs_) b += double(d.bytes());
+    return b;
+  }
+
+  // Keeps a buffer; returns its device pointer (stable: moving a DevBuf keeps it).
+  void* hold(DevBuf b) {
+    bufs_.push_back(std::move(b));
+    return bufs_.back().get();
+  }
+  // A new descriptor this layer keeps; returns its handle.
+  template <class D>
+  typename D::handle_type make() {
+    auto d = std::make_shared<D>();
+    descs_.push_back(d);
+    return *d;
+  }
+
+  std::vector<GpuKernel> fwd, bwd;  // in launch order
+
+ private:
+  void run(const std::vector<GpuKernel>& kernels);
+
+  const CudaBackend* backend_;
+  std::vector<DevBuf> bufs_;
+  // Declared after bufs_ so destroyed before it: the dropout descriptor points into a buffer.
+  std::vector<std::shared_ptr<const void>> descs_;
+};
+
 class CudaBackend : public KernelBackend {
  public:
-  explicit CudaBackend(Precision precision) : precision_(precision) {
+  CudaBackend(Precision precision, int device) : precision_(precision), device_(device) {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0)
       throw BackendUnavailable(std::string("no CUDA device: use --backend cpu (") +
                                (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")");
-    CK(cudaSetDevice(0));
-    CK(cudaGetDeviceProperties(&prop_, 0));
+    if (device < 0 || device >= count)
+      throw BackendUnavailable("no CUDA device " + std::to_string(device) + ": this machine has " +
+                               std::to_string(count) + (count == 1 ? " device" : " devices") +
+                               " (indices 0-" + std::to_string(count - 1) + ")");
+    CK(cudaSetDevice(device_));
+    CK(cudaGetDeviceProperties(&prop_, device_));
     if (precision_ == Precision::tf32 && prop_.major < 8)
       throw InputError("--precision",
                        "tf32 needs an Ampere or newer GPU; " + std::string(prop_.name) +
@@ -164,6 +232,7 @@ class CudaBackend : public KernelBackend {
     workspace_limit_ = std::min<std::size_t>(free_b / 4, std::size_t(4) << 30);
   }
   ~CudaBackend() override {
+    cudaSetDevice(device_);  // the caller's thread may have another device current
     if (blas_) cublasDestroy(blas_);
     if (dnn_) cudnnDestroy(dnn_);
     if (start_) cudaEventDestroy(start_);
@@ -174,6 +243,8 @@ class CudaBackend : public KernelBackend {
   std::string name() const override { return "gpu"; }
   std::string device() const override { return std::string(prop_.name); }
   bool copies_cross_a_bus() const override { return true; }
+  int device_index() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
 
   nlohmann::json describe() const override {
     int rt = 0, drv = 0, blas_v = 0;
@@ -187,6 +258,7 @@ class CudaBackend : public KernelBackend {
     return {
         {"backend", "gpu"},
         {"device", prop_.name},
+        {"device_index", device_},
         {"compute_capability", std::to_string(prop_.major) + "." + std::to_string(prop_.minor)},
         {"multiprocessors", prop_.multiProcessorCount},
         {"memory_bytes", double(prop_.totalGlobalMem)},
@@ -208,47 +280,27 @@ class CudaBackend : public KernelBackend {
         {"workspace_limit_bytes", double(workspace_limit_)}};
   }
 
+  // Times exactly the kernels prepare_layer would run, one at a time, in launch order.
   LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
                               const TimingPolicy& p) override {
+    const std::unique_ptr<GpuLayer> prepared = build(l, batch, needs_input_grad);
     LayerMeasurement m;
     m.layer = l.name;
     m.kind = l.kind;
-    switch (l.kind) {
-      case LayerKind::conv:
-        conv(l, batch, needs_input_grad, p, m);
-        break;
-      case LayerKind::fc:
-        fc(l, batch, needs_input_grad, p, m);
-        break;
-      case LayerKind::bn:
-        bn(l, batch, p, m);
-        break;
-      case LayerKind::pool:
-        pool(l, batch, p, m);
-        break;
-      case LayerKind::relu:
-        relu(l, batch, p, m);
-        break;
-      case LayerKind::lrn:
-        lrn(l, batch, p, m);
-        break;
-      case LayerKind::softmax:
-        softmax(l, batch, p, m);
-        break;
-      case LayerKind::dropout:
-        dropout(l, batch, p, m);
-        break;
-      case LayerKind::add:
-        add(l, batch, p, m);
-        break;
-      case LayerKind::concat:
-        concat(l, batch, p, m);
-        break;
-    }
+    for (const GpuKernel& k : prepared->fwd)
+      m.forward.push_back(time_gpu(k.kernel, k.algorithm, p, k.enqueue, k.flops));
+    for (const GpuKernel& k : prepared->bwd)
+      m.backward.push_back(time_gpu(k.kernel, k.algorithm, p, k.enqueue, k.flops));
     return m;
   }
 
+  std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch,
+                                               bool needs_input_grad) override {
+    return build(l, batch, needs_input_grad);
+  }
+
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {
+    CK(cudaSetDevice(device_));
     DevBuf u = upload(m * k, 1), v = upload(k * n, 2), g = upload(m * n, 3);
     return time_gpu(
         "sf_rebuild", "cublasGemmEx [m x k] x [k x n]" + gemm_note(), p,
@@ -258,6 +310,7 @@ class CudaBackend : public KernelBackend {
 
   std::vector<CopyPoint> time_copies(const std::vector<double>& sizes,
                                      const TimingPolicy& p) override {
+    CK(cudaSetDevice(device_));
     std::vector<CopyPoint> out;
     for (double bytes_d : sizes) {
       const std::size_t bytes = std::size_t(std::max(1.0, bytes_d));
@@ -353,7 +406,7 @@ class CudaBackend : public KernelBackend {
 
   // Column-major C = op(A) op(B) (+ beta C), in the backend's precision.
   void gemm(cublasOperation_t ta, cublasOperation_t tb, i64 m, i64 n, i64 k, const void* a, i64 lda,
-            const void* b, i64 ldb, void* c, i64 ldc, float beta) {
+            const void* b, i64 ldb, void* c, i64 ldc, float beta) const {
     const float alpha = 1.0f;
     const cublasComputeType_t ct =
         precision_ == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -362,14 +415,55 @@ class CudaBackend : public KernelBackend {
                     CUBLAS_GEMM_DEFAULT));
   }
 
-  void conv(const Layer& l, int batch, bool needs_input_grad, const TimingPolicy& p,
-            LayerMeasurement& m) {
+  // The layer's buffers, descriptors and algorithms, and its kernels. The builders below
+  // allocate and choose everything up front; their lambdas capture ([=]) only values: this
+  // backend, handles and device pointers the layer holds, sizes and flags.
+  std::unique_ptr<GpuLayer> build(const Layer& l, int batch, bool needs_input_grad) {
+    CK(cudaSetDevice(device_));  // allocations and cuDNN's find run on the calling thread
+    auto prepared = std::make_unique<GpuLayer>(this);
+    GpuLayer& L = *prepared;
+    switch (l.kind) {
+      case LayerKind::conv:
+        conv(l, batch, needs_input_grad, L);
+        break;
+      case LayerKind::fc:
+        fc(l, batch, needs_input_grad, L);
+        break;
+      case LayerKind::bn:
+        bn(l, batch, L);
+        break;
+      case LayerKind::pool:
+        pool(l, batch, L);
+        break;
+      case LayerKind::relu:
+        relu(l, batch, L);
+        break;
+      case LayerKind::lrn:
+        lrn(l, batch, L);
+        break;
+      case LayerKind::softmax:
+        softmax(l, batch, L);
+        break;
+      case LayerKind::dropout:
+        dropout(l, batch, L);
+        break;
+      case LayerKind::add:
+        add(l, batch, L);
+        break;
+      case LayerKind::concat:
+        concat(l, batch, L);
+        break;
+    }
+    return prepared;
+  }
+
+  void conv(const Layer& l, int batch, bool needs_input_grad, GpuLayer& L) {
     if (l.kernel_h < 1 || l.kernel_w < 1 || l.stride < 1 || l.groups < 1)
       throw InputError("layer '" + l.name + "'", "kernel/stride/groups",
                        "convolution geometry is missing", "kernel >= 1, stride >= 1, groups >= 1");
-    TensorDesc x_d, y_d, b_d;
-    FilterDesc w_d;
-    ConvDesc c_d;
+    const auto x_d = L.make<TensorDesc>(), y_d = L.make<TensorDesc>(), b_d = L.make<TensorDesc>();
+    const auto w_d = L.make<FilterDesc>();
+    const auto c_d = L.make<ConvDesc>();
     set4d(x_d, batch, l.in.c, l.in.h, l.in.w);
     CK(cudnnSetFilter4dDescriptor(w_d, dtype(), CUDNN_TENSOR_NCHW, int(l.out.c),
                                   int(l.in.c / l.groups), l.kernel_h, l.kernel_w));
@@ -389,291 +483,298 @@ class CudaBackend : public KernelBackend {
     set4d(y_d, batch, c, h, w);
     set4d(b_d, 1, c, 1, 1);
 
-    DevBuf x = upload(batch * l.in.elements(), 1), wt = upload(l.weight_params, 2),
-           bias = upload(c, 3);
-    DevBuf y = upload(i64(batch) * c * h * w, 4), dy = upload(i64(batch) * c * h * w, 5);
-    DevBuf dx = upload(batch * l.in.elements(), 6), dw = upload(l.weight_params, 7),
-           db = upload(c, 8);
+    void* const x = L.hold(upload(batch * l.in.elements(), 1));
+    void* const wt = L.hold(upload(l.weight_params, 2));
+    void* const bias = L.hold(upload(c, 3));
+    void* const y = L.hold(upload(i64(batch) * c * h * w, 4));
+    void* const dy = L.hold(upload(i64(batch) * c * h * w, 5));
+    void* const dx = L.hold(upload(batch * l.in.elements(), 6));
+    void* const dw = L.hold(upload(l.weight_params, 7));
+    void* const db = L.hold(upload(c, 8));
+    const bool has_bias = l.bias_params != 0;
     const double flops = double(batch) * l.fwd_macs * 2;
-    const float one = 1.0f, zero = 0.0f;
 
     // Forward: the algorithm cuDNN's benchmark finds fastest within the workspace limit.
     cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int got = 0;
     CK(cudnnFindConvolutionForwardAlgorithm(dnn_, x_d, w_d, c_d, y_d,
                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, fp));
-    const auto* f = pick(fp, got);
+    const auto f = pick(fp, got);
     if (!f) throw std::runtime_error("layer '" + l.name + "': cuDNN found no forward algorithm");
-    DevBuf fws(f->memory);
-    m.forward.push_back(time_gpu(
-        "forward",
-        std::string("cudnn ") + fwd_algo_name(f->algo) + ", " + math_name(f->mathType) +
-            ", workspace " + std::to_string(f->memory) + " B",
-        p,
-        [&] {
-          CK(cudnnConvolutionForward(dnn_, &one, x_d, x.get(), w_d, wt.get(), c_d, f->algo,
-                                     fws.get(), f->memory, &zero, y_d, y.get()));
-          if (l.bias_params) CK(cudnnAddTensor(dnn_, &one, b_d, bias.get(), &one, y_d, y.get()));
-        },
-        flops));
+    void* const fws = L.hold(DevBuf(f->memory));
+    L.fwd.push_back({"forward",
+                     std::string("cudnn ") + fwd_algo_name(f->algo) + ", " +
+                         math_name(f->mathType) + ", workspace " + std::to_string(f->memory) + " B",
+                     flops, [=, f_perf = *f] {
+                       CK(cudnnConvolutionForward(dnn_, &kOne, x_d, x, w_d, wt, c_d, f_perf.algo,
+                                                  fws, f_perf.memory, &kZero, y_d, y));
+                       if (has_bias) CK(cudnnAddTensor(dnn_, &kOne, b_d, bias, &kOne, y_d, y));
+                     }});
 
     if (needs_input_grad) {
       cudnnConvolutionBwdDataAlgoPerf_t dp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
       CK(cudnnFindConvolutionBackwardDataAlgorithm(
           dnn_, w_d, y_d, c_d, x_d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, dp));
-      const auto* d = pick(dp, got);
+      const auto d = pick(dp, got);
       if (!d)
         throw std::runtime_error("layer '" + l.name + "': cuDNN found no backward-data algorithm");
-      DevBuf dws(d->memory);
-      m.backward.push_back(time_gpu(
-          "backward_data",
-          std::string("cudnn ") + bwd_data_algo_name(d->algo) + ", " + math_name(d->mathType) +
-              ", workspace " + std::to_string(d->memory) + " B",
-          p,
-          [&] {
-            CK(cudnnConvolutionBackwardData(dnn_, &one, w_d, wt.get(), y_d, dy.get(), c_d, d->algo,
-                                            dws.get(), d->memory, &zero, x_d, dx.get()));
-          },
-          flops));
+      void* const dws = L.hold(DevBuf(d->memory));
+      L.bwd.push_back(
+          {"backward_data",
+           std::string("cudnn ") + bwd_data_algo_name(d->algo) + ", " + math_name(d->mathType) +
+               ", workspace " + std::to_string(d->memory) + " B",
+           flops, [=, d_perf = *d] {
+             CK(cudnnConvolutionBackwardData(dnn_, &kOne, w_d, wt, y_d, dy, c_d, d_perf.algo, dws,
+                                             d_perf.memory, &kZero, x_d, dx));
+           }});
     }
     cudnnConvolutionBwdFilterAlgoPerf_t wp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
     CK(cudnnFindConvolutionBackwardFilterAlgorithm(
         dnn_, x_d, y_d, c_d, w_d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got, wp));
-    const auto* bw = pick(wp, got);
+    const auto bw = pick(wp, got);
     if (!bw)
       throw std::runtime_error("layer '" + l.name + "': cuDNN found no backward-filter algorithm");
-    DevBuf wws(bw->memory);
-    m.backward.push_back(time_gpu(
-        "backward_filter",
-        std::string("cudnn ") + bwd_filter_algo_name(bw->algo) + ", " + math_name(bw->mathType) +
-            ", workspace " + std::to_string(bw->memory) + " B" +
-            (l.bias_params ? " + cudnnConvolutionBackwardBias" : ""),
-        p,
-        [&] {
-          CK(cudnnConvolutionBackwardFilter(dnn_, &one, x_d, x.get(), y_d, dy.get(), c_d, bw->algo,
-                                            wws.get(), bw->memory, &zero, w_d, dw.get()));
-          if (l.bias_params)
-            CK(cudnnConvolutionBackwardBias(dnn_, &one, y_d, dy.get(), &zero, b_d, db.get()));
-        },
-        flops));
+    void* const wws = L.hold(DevBuf(bw->memory));
+    L.bwd.push_back({"backward_filter",
+                     std::string("cudnn ") + bwd_filter_algo_name(bw->algo) + ", " +
+                         math_name(bw->mathType) + ", workspace " + std::to_string(bw->memory) +
+                         " B" + (has_bias ? " + cudnnConvolutionBackwardBias" : ""),
+                     flops, [=, bw_perf = *bw] {
+                       CK(cudnnConvolutionBackwardFilter(dnn_, &kOne, x_d, x, y_d, dy, c_d,
+                                                         bw_perf.algo, wws, bw_perf.memory, &kZero,
+                                                         w_d, dw));
+                       if (has_bias)
+                         CK(cudnnConvolutionBackwardBias(dnn_, &kOne, y_d, dy, &kZero, b_d, db));
+                     }});
   }
 
-  // First successful result within the workspace limit (cuDNN sorts them fastest first).
+  // First successful result within the workspace limit (cuDNN sorts them fastest first),
+  // copied out of the caller's array.
   template <class Perf>
-  const Perf* pick(const Perf* perf, int n) const {
+  std::optional<Perf> pick(const Perf* perf, int n) const {
     for (int i = 0; i < n; ++i)
       if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= workspace_limit_)
-        return &perf[i];
-    return nullptr;
+        return perf[i];
+    return std::nullopt;
   }
 
-  void fc(const Layer& l, int batch, bool needs_input_grad, const TimingPolicy& p,
-          LayerMeasurement& m) {
+  void fc(const Layer& l, int batch, bool needs_input_grad, GpuLayer& L) {
     const i64 mm = l.fc_m, nn = l.fc_n, n = batch;
-    DevBuf x = upload(n * nn, 1), w = upload(mm * nn, 2), b = upload(mm, 3), y = upload(n * mm, 4);
-    DevBuf dy = upload(n * mm, 5), dx = upload(n * nn, 6), dw = upload(mm * nn, 7),
-           db = upload(mm, 8);
-    TensorDesc y_d, b_d;
+    void* const x = L.hold(upload(n * nn, 1));
+    void* const w = L.hold(upload(mm * nn, 2));
+    void* const b = L.hold(upload(mm, 3));
+    void* const y = L.hold(upload(n * mm, 4));
+    void* const dy = L.hold(upload(n * mm, 5));
+    void* const dx = L.hold(upload(n * nn, 6));
+    void* const dw = L.hold(upload(mm * nn, 7));
+    void* const db = L.hold(upload(mm, 8));
+    const auto y_d = L.make<TensorDesc>(), b_d = L.make<TensorDesc>();
     set4d(y_d, n, mm, 1, 1);
     set4d(b_d, 1, mm, 1, 1);
-    const float one = 1.0f, zero = 0.0f;
+    const bool has_bias = l.bias_params != 0;
     const double flops = 2.0 * double(n) * double(mm) * double(nn);
     // Row-major y[n x m] = x[n x in] w[m x in]^T is column-major y^T = w^T(col) x(col).
-    m.forward.push_back(time_gpu(
-        "forward", "cublasGemmEx" + gemm_note() + (l.bias_params ? " + cudnnAddTensor" : ""), p,
-        [&] {
-          gemm(CUBLAS_OP_T, CUBLAS_OP_N, mm, n, nn, w.get(), nn, x.get(), nn, y.get(), mm, 0.0f);
-          if (l.bias_params) CK(cudnnAddTensor(dnn_, &one, b_d, b.get(), &one, y_d, y.get()));
-        },
-        flops));
+    L.fwd.push_back({"forward",
+                     "cublasGemmEx" + gemm_note() + (has_bias ? " + cudnnAddTensor" : ""), flops,
+                     [=] {
+                       gemm(CUBLAS_OP_T, CUBLAS_OP_N, mm, n, nn, w, nn, x, nn, y, mm, 0.0f);
+                       if (has_bias) CK(cudnnAddTensor(dnn_, &kOne, b_d, b, &kOne, y_d, y));
+                     }});
     if (needs_input_grad)
-      m.backward.push_back(time_gpu(
-          "backward_data", "cublasGemmEx" + gemm_note(), p,
-          [&] {
-            gemm(CUBLAS_OP_N, CUBLAS_OP_N, nn, n, mm, w.get(), nn, dy.get(), mm, dx.get(), nn,
-                 0.0f);
-          },
-          flops));
-    m.backward.push_back(time_gpu(
-        "backward_filter",
-        "cublasGemmEx" + gemm_note() + (l.bias_params ? " + cudnnConvolutionBackwardBias" : ""), p,
-        [&] {
-          gemm(CUBLAS_OP_N, CUBLAS_OP_T, nn, mm, n, x.get(), nn, dy.get(), mm, dw.get(), nn, 0.0f);
-          if (l.bias_params)
-            CK(cudnnConvolutionBackwardBias(dnn_, &one, y_d, dy.get(), &zero, b_d, db.get()));
-        },
-        flops));
+      L.bwd.push_back({"backward_data", "cublasGemmEx" + gemm_note(), flops, [=] {
+                         gemm(CUBLAS_OP_N, CUBLAS_OP_N, nn, n, mm, w, nn, dy, mm, dx, nn, 0.0f);
+                       }});
+    L.bwd.push_back(
+        {"backward_filter",
+         "cublasGemmEx" + gemm_note() + (has_bias ? " + cudnnConvolutionBackwardBias" : ""), flops,
+         [=] {
+           gemm(CUBLAS_OP_N, CUBLAS_OP_T, nn, mm, n, x, nn, dy, mm, dw, nn, 0.0f);
+           if (has_bias) CK(cudnnConvolutionBackwardBias(dnn_, &kOne, y_d, dy, &kZero, b_d, db));
+         }});
   }
 
-  void bn(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
-    TensorDesc x_d, s_d;
+  void bn(const Layer& l, int batch, GpuLayer& L) {
+    const auto x_d = L.make<TensorDesc>(), s_d = L.make<TensorDesc>();
     set4d(x_d, batch, l.in.c, l.in.h, l.in.w);
     CK(cudnnDeriveBNTensorDescriptor(s_d, x_d, CUDNN_BATCHNORM_SPATIAL));
     const i64 count = batch * l.in.elements(), c = l.in.c;
-    DevBuf x = upload(count, 1), y = upload(count, 2), dy = upload(count, 3), dx = upload(count, 4);
-    DevBuf gamma = upload_f32(c, 5), beta = upload_f32(c, 6), rm = upload_f32(c, 7),
-           rv = upload_f32(c, 8);
-    DevBuf sm = upload_f32(c, 9), siv = upload_f32(c, 10), dg = upload_f32(c, 11),
-           dbt = upload_f32(c, 12);
-    const float one = 1.0f, zero = 0.0f;
-    m.forward.push_back(
-        time_gpu("forward", "cudnnBatchNormalizationForwardTraining (spatial)", p, [&] {
-          CK(cudnnBatchNormalizationForwardTraining(
-              dnn_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_d, x.get(), x_d, y.get(), s_d,
-              gamma.get(), beta.get(), 0.1, rm.get(), rv.get(), 1e-5, sm.get(), siv.get()));
-        }));
-    m.backward.push_back(time_gpu("backward", "cudnnBatchNormalizationBackward (spatial)", p, [&] {
-      CK(cudnnBatchNormalizationBackward(
-          dnn_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, x_d, x.get(), x_d, dy.get(), x_d,
-          dx.get(), s_d, gamma.get(), dg.get(), dbt.get(), 1e-5, sm.get(), siv.get()));
-    }));
+    void* const x = L.hold(upload(count, 1));
+    void* const y = L.hold(upload(count, 2));
+    void* const dy = L.hold(upload(count, 3));
+    void* const dx = L.hold(upload(count, 4));
+    void* const gamma = L.hold(upload_f32(c, 5));
+    void* const beta = L.hold(upload_f32(c, 6));
+    void* const rm = L.hold(upload_f32(c, 7));
+    void* const rv = L.hold(upload_f32(c, 8));
+    void* const sm = L.hold(upload_f32(c, 9));
+    void* const siv = L.hold(upload_f32(c, 10));
+    void* const dg = L.hold(upload_f32(c, 11));
+    void* const dbt = L.hold(upload_f32(c, 12));
+    L.fwd.push_back({"forward", "cudnnBatchNormalizationForwardTraining (spatial)", 0, [=] {
+                       CK(cudnnBatchNormalizationForwardTraining(
+                           dnn_, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, x_d, x, x_d, y, s_d, gamma,
+                           beta, 0.1, rm, rv, 1e-5, sm, siv));
+                     }});
+    L.bwd.push_back({"backward", "cudnnBatchNormalizationBackward (spatial)", 0, [=] {
+                       CK(cudnnBatchNormalizationBackward(
+                           dnn_, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, &kOne, &kZero, x_d, x, x_d,
+                           dy, x_d, dx, s_d, gamma, dg, dbt, 1e-5, sm, siv));
+                     }});
   }
 
-  void pool(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
-    PoolDesc pd;
+  void pool(const Layer& l, int batch, GpuLayer& L) {
+    const auto pd = L.make<PoolDesc>();
     const int k = std::max(1, l.kernel_h), s = std::max(1, l.stride);
     CK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, k, k, l.pad_h,
                                    l.pad_w, s, s));
-    TensorDesc x_d, y_d;
+    const auto x_d = L.make<TensorDesc>(), y_d = L.make<TensorDesc>();
     set4d(x_d, batch, l.in.c, l.in.h, l.in.w);
     int n = 0, c = 0, h = 0, w = 0;
     CK(cudnnGetPooling2dForwardOutputDim(pd, x_d, &n, &c, &h, &w));
     set4d(y_d, n, c, h, w);  // cuDNN rounds down; Caffe's ceil mode may add a row/column
     const i64 in_count = batch * l.in.elements(), out_count = i64(n) * c * h * w;
-    DevBuf x = upload(in_count, 1), y = upload(out_count, 2), dy = upload(out_count, 3),
-           dx = upload(in_count, 4);
-    const float one = 1.0f, zero = 0.0f;
+    void* const x = L.hold(upload(in_count, 1));
+    void* const y = L.hold(upload(out_count, 2));
+    void* const dy = L.hold(upload(out_count, 3));
+    void* const dx = L.hold(upload(in_count, 4));
     const std::string algo =
         "cudnn max pooling, output " + std::to_string(h) + "x" + std::to_string(w) +
         (h != l.out.h || w != l.out.w ? " (model: " + std::to_string(l.out.h) + "x" +
                                             std::to_string(l.out.w) + ", Caffe ceil rounding)"
                                       : "");
-    m.forward.push_back(time_gpu("forward", algo, p, [&] {
-      CK(cudnnPoolingForward(dnn_, pd, &one, x_d, x.get(), &zero, y_d, y.get()));
-    }));
-    m.backward.push_back(time_gpu("backward", algo, p, [&] {
-      CK(cudnnPoolingBackward(dnn_, pd, &one, y_d, y.get(), y_d, dy.get(), x_d, x.get(), &zero, x_d,
-                              dx.get()));
-    }));
+    L.fwd.push_back({"forward", algo, 0,
+                     [=] { CK(cudnnPoolingForward(dnn_, pd, &kOne, x_d, x, &kZero, y_d, y)); }});
+    L.bwd.push_back(
+        {"backward", algo, 0, [=] {
+           CK(cudnnPoolingBackward(dnn_, pd, &kOne, y_d, y, y_d, dy, x_d, x, &kZero, x_d, dx));
+         }});
   }
 
-  void relu(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
-    ActDesc ad;
+  void relu(const Layer& l, int batch, GpuLayer& L) {
+    const auto ad = L.make<ActDesc>();
     CK(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
-    TensorDesc d;
+    const auto d = L.make<TensorDesc>();
     set4d(d, batch, l.out.c, l.out.h, l.out.w);
     const i64 count = batch * l.out.elements();
-    DevBuf x = upload(count, 1), y = upload(count, 2), dy = upload(count, 3), dx = upload(count, 4);
-    const float one = 1.0f, zero = 0.0f;
-    m.forward.push_back(time_gpu("forward", "cudnnActivationForward (relu)", p, [&] {
-      CK(cudnnActivationForward(dnn_, ad, &one, d, x.get(), &zero, d, y.get()));
-    }));
-    m.backward.push_back(time_gpu("backward", "cudnnActivationBackward (relu)", p, [&] {
-      CK(cudnnActivationBackward(dnn_, ad, &one, d, y.get(), d, dy.get(), d, x.get(), &zero, d,
-                                 dx.get()));
-    }));
+    void* const x = L.hold(upload(count, 1));
+    void* const y = L.hold(upload(count, 2));
+    void* const dy = L.hold(upload(count, 3));
+    void* const dx = L.hold(upload(count, 4));
+    L.fwd.push_back({"forward", "cudnnActivationForward (relu)", 0,
+                     [=] { CK(cudnnActivationForward(dnn_, ad, &kOne, d, x, &kZero, d, y)); }});
+    L.bwd.push_back(
+        {"backward", "cudnnActivationBackward (relu)", 0,
+         [=] { CK(cudnnActivationBackward(dnn_, ad, &kOne, d, y, d, dy, d, x, &kZero, d, dx)); }});
   }
 
-  void lrn(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
+  void lrn(const Layer& l, int batch, GpuLayer& L) {
     const double per = l.out.elements() > 0 ? l.fwd_flops / (5.0 * double(l.out.elements())) : 5;
     const unsigned size =
         unsigned(std::clamp(int(std::lround(per)), CUDNN_LRN_MIN_N, CUDNN_LRN_MAX_N));
-    LrnDesc ld;
+    const auto ld = L.make<LrnDesc>();
     CK(cudnnSetLRNDescriptor(ld, size, 1e-4, 0.75, 1.0));
-    TensorDesc d;
+    const auto d = L.make<TensorDesc>();
     set4d(d, batch, l.out.c, l.out.h, l.out.w);
     const i64 count = batch * l.out.elements();
-    DevBuf x = upload(count, 1), y = upload(count, 2), dy = upload(count, 3), dx = upload(count, 4);
-    const float one = 1.0f, zero = 0.0f;
+    void* const x = L.hold(upload(count, 1));
+    void* const y = L.hold(upload(count, 2));
+    void* const dy = L.hold(upload(count, 3));
+    void* const dx = L.hold(upload(count, 4));
     const std::string algo = "cudnnLRNCrossChannel, size " + std::to_string(size);
-    m.forward.push_back(time_gpu("forward", algo, p, [&] {
-      CK(cudnnLRNCrossChannelForward(dnn_, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one, d, x.get(),
-                                     &zero, d, y.get()));
-    }));
-    m.backward.push_back(time_gpu("backward", algo, p, [&] {
-      CK(cudnnLRNCrossChannelBackward(dnn_, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one, d, y.get(), d,
-                                      dy.get(), d, x.get(), &zero, d, dx.get()));
-    }));
+    L.fwd.push_back({"forward", algo, 0, [=] {
+                       CK(cudnnLRNCrossChannelForward(dnn_, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &kOne,
+                                                      d, x, &kZero, d, y));
+                     }});
+    L.bwd.push_back({"backward", algo, 0, [=] {
+                       CK(cudnnLRNCrossChannelBackward(dnn_, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1,
+                                                       &kOne, d, y, d, dy, d, x, &kZero, d, dx));
+                     }});
   }
 
-  void softmax(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
-    TensorDesc d;
+  void softmax(const Layer& l, int batch, GpuLayer& L) {
+    const auto d = L.make<TensorDesc>();
     set4d(d, batch, l.out.elements(), 1, 1);
     const i64 count = batch * l.out.elements();
-    DevBuf x = upload(count, 1), y = upload(count, 2), dy = upload(count, 3), dx = upload(count, 4);
-    const float one = 1.0f, zero = 0.0f;
-    m.forward.push_back(time_gpu("forward", "cudnnSoftmaxForward (accurate, instance)", p, [&] {
-      CK(cudnnSoftmaxForward(dnn_, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, d,
-                             x.get(), &zero, d, y.get()));
-    }));
-    m.backward.push_back(time_gpu("backward", "cudnnSoftmaxBackward (accurate, instance)", p, [&] {
-      CK(cudnnSoftmaxBackward(dnn_, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, d,
-                              y.get(), d, dy.get(), &zero, d, dx.get()));
-    }));
+    void* const x = L.hold(upload(count, 1));
+    void* const y = L.hold(upload(count, 2));
+    void* const dy = L.hold(upload(count, 3));
+    void* const dx = L.hold(upload(count, 4));
+    L.fwd.push_back({"forward", "cudnnSoftmaxForward (accurate, instance)", 0, [=] {
+                       CK(cudnnSoftmaxForward(dnn_, CUDNN_SOFTMAX_ACCURATE,
+                                              CUDNN_SOFTMAX_MODE_INSTANCE, &kOne, d, x, &kZero, d,
+                                              y));
+                     }});
+    L.bwd.push_back({"backward", "cudnnSoftmaxBackward (accurate, instance)", 0, [=] {
+                       CK(cudnnSoftmaxBackward(dnn_, CUDNN_SOFTMAX_ACCURATE,
+                                               CUDNN_SOFTMAX_MODE_INSTANCE, &kOne, d, y, d, dy,
+                                               &kZero, d, dx));
+                     }});
   }
 
-  void dropout(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
-    TensorDesc d;
+  void dropout(const Layer& l, int batch, GpuLayer& L) {
+    const auto d = L.make<TensorDesc>();
     set4d(d, batch, l.out.c, l.out.h, l.out.w);
     std::size_t states_b = 0, reserve_b = 0;
     CK(cudnnDropoutGetStatesSize(dnn_, &states_b));
     CK(cudnnDropoutGetReserveSpaceSize(d, &reserve_b));
-    DevBuf states(states_b), reserve(reserve_b);
-    DropDesc dd;
-    CK(cudnnSetDropoutDescriptor(dd, dnn_, 0.5f, states.get(), states_b, 1234ull));
+    void* const states = L.hold(DevBuf(states_b));
+    void* const reserve = L.hold(DevBuf(reserve_b));
+    // The descriptor keeps `states` (the RNG state, seeded here on the stream) for its life.
+    const auto dd = L.make<DropDesc>();
+    CK(cudnnSetDropoutDescriptor(dd, dnn_, 0.5f, states, states_b, 1234ull));
     const i64 count = batch * l.out.elements();
-    DevBuf x = upload(count, 1), y = upload(count, 2), dy = upload(count, 3), dx = upload(count, 4);
-    m.forward.push_back(time_gpu("forward", "cudnnDropoutForward (0.5)", p, [&] {
-      CK(cudnnDropoutForward(dnn_, dd, d, x.get(), d, y.get(), reserve.get(), reserve_b));
-    }));
-    m.backward.push_back(time_gpu("backward", "cudnnDropoutBackward (0.5)", p, [&] {
-      CK(cudnnDropoutBackward(dnn_, dd, d, dy.get(), d, dx.get(), reserve.get(), reserve_b));
-    }));
+    void* const x = L.hold(upload(count, 1));
+    void* const y = L.hold(upload(count, 2));
+    void* const dy = L.hold(upload(count, 3));
+    void* const dx = L.hold(upload(count, 4));
+    L.fwd.push_back({"forward", "cudnnDropoutForward (0.5)", 0,
+                     [=] { CK(cudnnDropoutForward(dnn_, dd, d, x, d, y, reserve, reserve_b)); }});
+    L.bwd.push_back({"backward", "cudnnDropoutBackward (0.5)", 0, [=] {
+                       CK(cudnnDropoutBackward(dnn_, dd, d, dy, d, dx, reserve, reserve_b));
+                     }});
   }
 
-  void add(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
-    TensorDesc d;
+  void add(const Layer& l, int batch, GpuLayer& L) {
+    const auto d = L.make<TensorDesc>();
     set4d(d, batch, l.out.c, l.out.h, l.out.w);
     const i64 count = batch * l.out.elements();
-    DevBuf a = upload(count, 1), y = upload(count, 2), dy = upload(count, 3), da = upload(count, 4),
-           db = upload(count, 5);
-    const float one = 1.0f;
+    void* const a = L.hold(upload(count, 1));
+    void* const y = L.hold(upload(count, 2));
+    void* const dy = L.hold(upload(count, 3));
+    void* const da = L.hold(upload(count, 4));
+    void* const db = L.hold(upload(count, 5));
     const std::size_t bytes = std::size_t(count) * esize();
-    m.forward.push_back(time_gpu("forward", "cudnnAddTensor", p, [&] {
-      CK(cudnnAddTensor(dnn_, &one, d, a.get(), &one, d, y.get()));
-    }));
-    m.backward.push_back(time_gpu("backward", "two device-to-device copies", p, [&] {
-      CK(cudaMemcpyAsync(da.get(), dy.get(), bytes, cudaMemcpyDeviceToDevice, stream_));
-      CK(cudaMemcpyAsync(db.get(), dy.get(), bytes, cudaMemcpyDeviceToDevice, stream_));
-    }));
+    L.fwd.push_back({"forward", "cudnnAddTensor", 0,
+                     [=] { CK(cudnnAddTensor(dnn_, &kOne, d, a, &kOne, d, y)); }});
+    L.bwd.push_back({"backward", "two device-to-device copies", 0, [=] {
+                       CK(cudaMemcpyAsync(da, dy, bytes, cudaMemcpyDeviceToDevice, stream_));
+                       CK(cudaMemcpyAsync(db, dy, bytes, cudaMemcpyDeviceToDevice, stream_));
+                     }});
   }
 
-  void concat(const Layer& l, int batch, const TimingPolicy& p, LayerMeasurement& m) {
+  void concat(const Layer& l, int batch, GpuLayer& L) {
     const i64 hw = l.out.h * l.out.w, ca = l.out.c / 2, cb = l.out.c - ca;
     const std::size_t ea = std::size_t(ca * hw) * esize(), eb = std::size_t(cb * hw) * esize();
-    DevBuf a = upload(batch * ca * hw, 1), b = upload(batch * cb * hw, 2),
-           y = upload(batch * l.out.elements(), 3);
-    const auto copy_parts = [&](bool forward) {
-      char* yy = static_cast<char*>(y.get());
-      if (forward) {
-        CK(cudaMemcpy2DAsync(yy, ea + eb, a.get(), ea, ea, std::size_t(batch),
-                             cudaMemcpyDeviceToDevice, stream_));
-        CK(cudaMemcpy2DAsync(yy + ea, ea + eb, b.get(), eb, eb, std::size_t(batch),
-                             cudaMemcpyDeviceToDevice, stream_));
-      } else {
-        CK(cudaMemcpy2DAsync(a.get(), ea, yy, ea + eb, ea, std::size_t(batch),
-                             cudaMemcpyDeviceToDevice, stream_));
-        CK(cudaMemcpy2DAsync(b.get(), eb, yy + ea, ea + eb, eb, std::size_t(batch),
-                             cudaMemcpyDeviceToDevice, stream_));
-      }
-    };
-    m.forward.push_back(
-        time_gpu("forward", "cudaMemcpy2DAsync of two parts", p, [&] { copy_parts(true); }));
-    m.backward.push_back(
-        time_gpu("backward", "cudaMemcpy2DAsync of two parts", p, [&] { copy_parts(false); }));
+    const std::size_t rows = std::size_t(batch);
+    void* const a = L.hold(upload(batch * ca * hw, 1));
+    void* const b = L.hold(upload(batch * cb * hw, 2));
+    char* const y = static_cast<char*>(L.hold(upload(batch * l.out.elements(), 3)));
+    L.fwd.push_back(
+        {"forward", "cudaMemcpy2DAsync of two parts", 0, [=] {
+           CK(cudaMemcpy2DAsync(y, ea + eb, a, ea, ea, rows, cudaMemcpyDeviceToDevice, stream_));
+           CK(cudaMemcpy2DAsync(y + ea, ea + eb, b, eb, eb, rows, cudaMemcpyDeviceToDevice,
+                                stream_));
+         }});
+    L.bwd.push_back(
+        {"backward", "cudaMemcpy2DAsync of two parts", 0, [=] {
+           CK(cudaMemcpy2DAsync(a, ea, y, ea + eb, ea, rows, cudaMemcpyDeviceToDevice, stream_));
+           CK(cudaMemcpy2DAsync(b, eb, y + ea, ea + eb, eb, rows, cudaMemcpyDeviceToDevice,
+                                stream_));
+         }});
   }
 
   Precision precision_;
+  int device_;  // CUDA device index: made current before any call that allocates or launches
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
@@ -682,11 +783,21 @@ class CudaBackend : public KernelBackend {
   std::size_t workspace_limit_ = 0;
 };
 
+// Frees on the backend's device, whichever is current on the destroying thread. The
+// kernels have finished: forward(), backward() and time_gpu all synchronize.
+GpuLayer::~GpuLayer() { cudaSetDevice(backend_->device_index()); }
+
+void GpuLayer::run(const std::vector<GpuKernel>& kernels) {
+  CK(cudaSetDevice(backend_->device_index()));
+  for (const GpuKernel& k : kernels) k.enqueue();
+  CK(cudaStreamSynchronize(backend_->stream()));
+}
+
 }  // namespace
 
 }  // namespace possim::calibrate
 
-extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend(
-    possim::calibrate::Precision precision) {
-  return new possim::calibrate::CudaBackend(precision);
+extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v2(
+    possim::calibrate::Precision precision, int device) {
+  return new possim::calibrate::CudaBackend(precision, device);
 }

@@ -11,11 +11,12 @@
 
 // The plugin's one entry point, looked up by this name with dlsym. Returns a new backend
 // (the caller owns it; the plugin stays loaded for the life of the process). Throws
-// BackendUnavailable("no CUDA device: use --backend cpu ...") without a device, InputError
-// for a precision the device cannot do, std::runtime_error when CUDA fails.
-#define POSSIM_CUDA_BACKEND_FACTORY "possim_make_cuda_backend"
-extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend(
-    possim::calibrate::Precision precision);
+// BackendUnavailable("no CUDA device: use --backend cpu ...") without a device (or without
+// device index `device`), InputError for a precision the device cannot do,
+// std::runtime_error when CUDA fails.
+#define POSSIM_CUDA_BACKEND_FACTORY "possim_make_cuda_backend_v2"
+extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v2(
+    possim::calibrate::Precision precision, int device);
 
 namespace possim::calibrate {
 
@@ -23,6 +24,6 @@ namespace possim::calibrate {
 // calls it with the plugin it finds. Throws BackendUnavailable naming dlopen's (or dlsym's)
 // error when the plugin cannot be loaded, else what the factory throws.
 std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
-                                                        Precision precision);
+                                                        Precision precision, int device = 0);
 
 }  // namespace possim::calibrate

@@ -56,6 +56,19 @@ struct CopyPoint {
   double bytes_per_s() const { return median_s > 0 ? bytes / median_s : 0; }
 };
 
+// One layer made ready to run for real (the live engine's "kernels" compute): its buffers
+// allocated and, on a GPU, its algorithms chosen, once. forward() and backward() each run
+// the layer's kernels once, the same kernels time_layer times, and return when they have
+// finished (a GPU backend synchronizes its stream). One thread at a time may call them,
+// any thread (a GPU backend makes its device current on the calling thread).
+class PreparedLayer {
+ public:
+  virtual ~PreparedLayer() = default;
+  virtual void forward() = 0;
+  virtual void backward() = 0;
+  virtual double bytes() const = 0;  // the memory it holds, host or device
+};
+
 class KernelBackend {
  public:
   virtual ~KernelBackend() = default;
@@ -66,6 +79,9 @@ class KernelBackend {
   // needs_input_grad: false for the first layer with parameters (no data gradient).
   virtual LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
                                       const TimingPolicy& p) = 0;
+  // The layer's kernels made ready to run again and again (PreparedLayer above).
+  virtual std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch,
+                                                       bool needs_input_grad) = 0;
   // The SF rebuild: grad W (m x n) = U (m x k) * V^T (k x n), one GEMM.
   virtual KernelTime time_rebuild(std::int64_t m, std::int64_t n, std::int64_t k,
                                   const TimingPolicy& p) = 0;
@@ -83,10 +99,11 @@ class BackendUnavailable : public std::runtime_error {
 };
 
 // "cpu" or "gpu"; threads: CPU backend GEMM threads, honoured only in OpenMP builds
-// (the shipped CMake builds it single-threaded, see calibrate/CMakeLists.txt).
+// (the shipped CMake builds it single-threaded, see calibrate/CMakeLists.txt); device: the
+// GPU backend's CUDA device index (a node's GPU g in a live run).
 // Throws BackendUnavailable, or InputError for an unknown name.
 std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision precision,
-                                            int threads);
+                                            int threads, int device = 0);
 // Whether the GPU backend plugin was built (CUDA + cuDNN found at configure time).
 bool gpu_backend_built();
 

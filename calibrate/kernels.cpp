@@ -19,16 +19,6 @@ std::string fmt(double x, const char* f = "%.4g") {
   return b;
 }
 
-// The first layer with parameters computes no gradient for its input (the image).
-std::vector<bool> needs_input_grad(const Network& net) {
-  std::vector<bool> out(net.layers.size(), true);
-  for (std::size_t i = 0; i < net.layers.size(); ++i) {
-    out[i] = false;
-    if (net.layers[i].has_params()) break;
-  }
-  return out;  // only conv and fc consult it (their data gradient is a separate kernel)
-}
-
 json kernel_json(const KernelTime& k) {
   json j = {{"kernel", k.kernel}, {"median_s", k.median_s}, {"min_s", k.min_s},
             {"max_s", k.max_s},   {"repeats", k.repeats},   {"algorithm", k.algorithm}};
@@ -45,6 +35,15 @@ std::vector<double> KernelRunOptions::default_copy_sizes() {
   std::vector<double> s;
   for (double b = 4096; b <= 64.0 * 1024 * 1024; b *= 4) s.push_back(b);
   return s;
+}
+
+std::vector<bool> needs_input_grad(const Network& net) {
+  std::vector<bool> out(net.layers.size(), true);
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    out[i] = false;
+    if (net.layers[i].has_params()) break;
+  }
+  return out;  // only conv and fc consult it (their data gradient is a separate kernel)
 }
 
 KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,

@@ -31,6 +31,11 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
       o.launch.arithmetic.learning_rate = live->learning_rate;
       o.launch.arithmetic.seed = seed;
     }
+    if (live->kernels) {
+      if (net == nullptr) throw InputError("live.compute", "kernels is not available for this command", "emulated");
+      o.launch.kernels.net = net;
+      o.launch.kernels.backend = live->kernel_backend;
+    }
     o.launch.progress = [quiet](const std::string& line) {
       if (!quiet || line.rfind("warning", 0) == 0) std::cerr << "possim live: " << line << "\n";
     };

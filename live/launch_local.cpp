@@ -46,6 +46,7 @@ LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt) {
   NodeOptions no;
   no.connect_timeout_s = opt.connect_timeout_s;
   no.arithmetic = opt.arithmetic;
+  no.kernels = opt.kernels;
   for (int i = 0; i < n; ++i)
     ctrl.push_back(spawn_node(plan, i, address[std::size_t(i)], no, [&] {
       for (auto& c : ctrl) ::close(c.get());  // the other nodes' channels

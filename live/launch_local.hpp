@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "live/arithmetic/settings.hpp"
+#include "live/kernel_stream.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim::live {
@@ -33,6 +34,7 @@ struct LaunchOptions {
   double connect_timeout_s = 30;
   std::function<void(const std::string&)> progress;
   arith::Settings arithmetic;  // enabled: the model evaluated for real (live/node.hpp)
+  KernelSettings kernels;      // enabled: the layers' real kernels (live/kernel_stream.hpp)
 };
 
 struct LiveRun {

@@ -27,6 +27,7 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
   NodeOptions no;
   no.connect_timeout_s = opt.connect_timeout_s;
   no.arithmetic = opt.arithmetic;
+  no.kernels = opt.kernels;
   if (m.rank > 0) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
     net::Fd fd;

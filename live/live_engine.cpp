@@ -59,14 +59,27 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   // Time dilation: nodes sharing this machine's cores run everything they emulate k times
   // slower, and every time they measure is divided by k (model/plan/time_dilation.hpp).
   // Under mpirun each rank has its own machine: automatic means none.
+  // Real kernels take the time they take: kernel compute is never dilated.
+  const bool kernels = opt_.launch.kernels.enabled();
+  if (kernels && opt_.time_dilation > 1)
+    throw InputError("live.time_dilation", "", "real kernels cannot be slowed down", "1 with \"compute\": \"kernels\"");
   const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
-  const double dilation = opt_.time_dilation > 0 ? opt_.time_dilation
-                          : opt_.mpi                ? 1.0
-                                                    : std::max(1.0, double(nodes) / double(cores));
+  const double dilation = kernels                  ? 1.0
+                          : opt_.time_dilation > 0 ? opt_.time_dilation
+                          : opt_.mpi               ? 1.0
+                                                   : std::max(1.0, double(nodes) / double(cores));
   const SyncPlan emulated = dilation > 1 ? dilate_time(scaled, dilation) : scaled;
   LaunchOptions launch = opt_.launch;
   launch.queue_ms *= dilation;  // the same switch buffer in bytes, at a k times slower rate
   launch.stall_timeout_s *= dilation;  // a phase without messages lasts k times longer
+  // CPU kernels hold host memory, and a local run's nodes share this machine's: half of it,
+  // split between them (a GPU's own allocations fail with CUDA's message instead).
+  if (kernels && launch.kernels.backend == "cpu") {
+    const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+    launch.kernels.max_bytes = ram / 2 / (opt_.mpi ? 1 : nodes);
+  } else if (kernels) {
+    launch.kernels.max_bytes = 1e18;
+  }
   if (dilation > 1 && launch.progress)
     launch.progress("time dilated " + fixed_text(dilation) + "x: " + std::to_string(nodes) + " nodes on " +
                     std::to_string(cores) + " cores; measured times divided by " + fixed_text(dilation));

@@ -12,6 +12,7 @@
 
 #include "live/arithmetic/node_math.hpp"
 #include "live/emulated.hpp"
+#include "live/kernel_stream.hpp"
 #include "live/mesh.hpp"
 #include "model/plan/collective.hpp"
 #include "model/plan/instance_graph.hpp"
@@ -115,8 +116,10 @@ class Node {
 
   std::unique_ptr<arith::NodeMath> math_;
 
-  // Emulated resources (declared last: destroyed first, before what their callbacks use).
+  // Emulated resources and kernel streams (declared last: destroyed first, before what
+  // their callbacks use).
   std::vector<std::unique_ptr<EmulatedResource>> gpu_;
+  std::vector<std::unique_ptr<KernelStream>> kernels_;  // kernel compute: one per GPU
   std::unique_ptr<EmulatedResource> d2h_, h2d_, d2d_, cpu_;
 };
 
@@ -148,6 +151,12 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
     for (int g = 0; g < gpus_; ++g)
       gpu_.push_back(std::make_unique<EmulatedResource>("gpu " + std::to_string(g), 1.0, EmulatedResource::Discipline::fifo));
     gpu_last_.assign(std::size_t(gpus_), -1);
+    double held = 0;
+    if (opt.kernels.enabled())
+      for (int g = 0; g < gpus_; ++g)
+        kernels_.push_back(std::make_unique<KernelStream>(opt.kernels, plan.batch_per_gpu, g, &held, [this](const std::string& e) {
+          fail("node " + std::to_string(me_) + ": " + e);
+        }));
     d2h_ = std::make_unique<EmulatedResource>("pcie d2h", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
     h2d_ = std::make_unique<EmulatedResource>("pcie h2d", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
     d2d_ = std::make_unique<EmulatedResource>("gpu-gpu", r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15,
@@ -219,8 +228,8 @@ void Node::launch(const Instance& in) {
       const float slow = float(plan_.stragglers.slowdown[std::size_t(in.t)][std::size_t(in.who)]);
       rec.slowdown = slow;
       left_[i] = n;
-      for (int g = 0; g < n; ++g)
-        gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, cause_s_, [this, in, g](double s0, double s1) {
+      for (int g = 0; g < n; ++g) {
+        auto done = [this, in, g](double s0, double s1) {
           std::lock_guard<std::mutex> lock(mu_);
           if (stop_) return;
           const std::size_t k = id(in);
@@ -232,7 +241,21 @@ void Node::launch(const Instance& in) {
             rec_[k].queued_behind = s0 > rec_[k].ready_s + 1e-4 ? before : -1;
           }
           part_done(in, s1);
-        });
+        };
+        if (kernels_.empty()) {
+          gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, cause_s_, std::move(done));
+          continue;
+        }
+        // Real kernels for the layer's own passes; the rest of the task's time (the
+        // framework's per-iteration work on layer 0's forward, or a task the backends have
+        // no kernels for) as modelled.
+        const bool fwd = task.label == "forward";
+        const KernelStream::Pass pass = !task.pass ? KernelStream::Pass::none
+                                        : fwd      ? KernelStream::Pass::forward
+                                                   : KernelStream::Pass::backward;
+        const double extra = !task.pass ? task.duration_s : (fwd && task.layer == 0 ? plan_.per_iteration_s : 0.0);
+        kernels_[std::size_t(g)]->submit(task.layer, pass, extra, slow, std::move(done));
+      }
       return;
     }
     case Resource::pcie_d2h:

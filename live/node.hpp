@@ -5,7 +5,8 @@
 // nodes comes as frames: a push's flow landing at a shard (Poseidon's per-KV update
 // counting), a peer's completion ("done"), a collective's send.
 //
-// GPU kernels, PCIe copies, the GPU-to-GPU path and the servers' apply work are emulated
+// GPU kernels (unless kernel compute runs them for real: live/kernel_stream.hpp), PCIe
+// copies, the GPU-to-GPU path and the servers' apply work are emulated
 // (live/emulated.hpp) at the plan's rates; flows are real bytes over real TCP
 // (live/mesh.hpp). Per-message software costs, latency and TCP's goodput are what this
 // machine's stack really pays, so none is added.
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "live/arithmetic/settings.hpp"
+#include "live/kernel_stream.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim::live {
@@ -29,6 +31,9 @@ struct NodeOptions {
   // Arithmetic compute: the model evaluated for real and values in every flow
   // (live/arithmetic/node_math.hpp); else emulated compute and zeros.
   arith::Settings arithmetic;
+  // Kernel compute: each GPU task of a layer's pass runs the layer's real kernels
+  // (live/kernel_stream.hpp); else emulated for its modelled time.
+  KernelSettings kernels;
 };
 
 // Runs node `node` of `plan` (already scaled: model/plan/network_scale.hpp) until the

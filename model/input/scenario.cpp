@@ -382,7 +382,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   }
   if (j.contains("live")) {
     const json& v = j["live"];
-    r.object(v, "live", {"network_scale", "links", "queue_ms", "compute", "learning_rate", "time_dilation"});
+    r.object(v, "live", {"network_scale", "links", "queue_ms", "compute", "kernel_backend", "learning_rate", "time_dilation"});
     if (v.contains("queue_ms"))
       s.live.queue_ms = r.number(v["queue_ms"], "live.queue_ms", 0.1, 1000, "milliseconds in [0.1, 1000]");
     if (v.contains("network_scale"))
@@ -397,8 +397,20 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
                                         "\"auto\" or a factor in [1, 1000] slowing down what the run emulates");
     }
     if (v.contains("links")) s.live.netns = r.choice(v["links"], "live.links", {"netns", "loopback"}) == "netns";
-    if (v.contains("compute"))
-      s.live.arithmetic = r.choice(v["compute"], "live.compute", {"emulated", "arithmetic"}) == "arithmetic";
+    if (v.contains("compute")) {
+      const std::string c = r.choice(v["compute"], "live.compute", {"emulated", "arithmetic", "kernels"});
+      s.live.arithmetic = c == "arithmetic";
+      s.live.kernels = c == "kernels";
+    }
+    if (v.contains("kernel_backend")) {
+      s.live.kernel_backend = r.choice(v["kernel_backend"], "live.kernel_backend", {"gpu", "cpu"});
+      if (!s.live.kernels)
+        r.fail("live.kernel_backend", "is only read with \"compute\": \"kernels\"",
+               "\"compute\": \"kernels\", or no kernel_backend");
+    }
+    if (s.live.kernels && s.live.time_dilation != 1)
+      r.fail("live.time_dilation", "cannot dilate real kernels (they take the time they take)",
+             "1 (no time_dilation) with \"compute\": \"kernels\"");
     if (v.contains("learning_rate"))
       s.live.learning_rate = r.number(v["learning_rate"], "live.learning_rate", 1e-9, 1e3, "a step size in [1e-9, 1e3]");
   }

@@ -37,7 +37,11 @@ struct LiveSettings {
   // "arithmetic": the model is evaluated for real on the CPU and flows carry its values
   // (live/arithmetic/; fc, relu and softmax layers); "emulated": each step occupies its
   // profiled time and flows carry zeros.
+  // "kernels": each layer's pass runs its real kernels, through the calibrator's backend
+  // named by kernel_backend ("gpu": cuDNN/cuBLAS; "cpu": Eigen), live/kernel_stream.hpp.
   bool arithmetic = false;
+  bool kernels = false;
+  std::string kernel_backend = "gpu";
   double learning_rate = 0.05;  // arithmetic: plain SGD's step
   // Everything the run emulates k times slower, measured times divided by k, so that node
   // processes sharing few cores each get a core's worth of CPU per undilated second

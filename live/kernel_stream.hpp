@@ -1,0 +1,78 @@
+// Real compute for a live run ("live": {"compute": "kernels"}): each GPU of a node is a
+// stream thread that runs the layers' own kernels through the calibrator's backends
+// (calibrate/kernel_backend.hpp): cuDNN and cuBLAS on the node's GPU ("gpu"), or the CPU
+// backend's Eigen kernels ("cpu", for machines without one, and for tests). Every layer is
+// prepared once before the run (buffers allocated, cuDNN's algorithms found), so a pass
+// costs what the kernels cost.
+//
+// Jobs run first in, first out, as a CUDA stream runs what is queued on it. A job is a
+// layer's forward or backward pass, run for real, or a GPU task the backends have no
+// kernels for (the SF rebuild, 1-bit quantization, the framework's fixed per-iteration
+// work): that one occupies the stream for its modelled time, as emulated compute would.
+// A straggler's slowdown s stretches a job by sleeping (s - 1) x its real time after it.
+#pragma once
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "calibrate/kernel_backend.hpp"
+#include "model/workload/network.hpp"
+
+namespace possim::live {
+
+// What kernel compute needs besides the plan.
+struct KernelSettings {
+  const Network* net = nullptr;  // null: not kernel compute
+  std::string backend = "gpu";   // "gpu" (cuDNN/cuBLAS) or "cpu" (Eigen)
+  // Memory a node's prepared layers may hold, all GPUs together (bytes): more is refused
+  // with the layer that passed it named, before anything runs.
+  double max_bytes = 8e9;
+  bool enabled() const { return net != nullptr; }
+};
+
+class KernelStream {
+ public:
+  enum class Pass { forward, backward, none };
+  using Done = std::function<void(double start_s, double end_s)>;
+  using Failed = std::function<void(const std::string& what)>;
+
+  // Prepares every layer of s.net at `batch` on the backend (GPU index `device` for "gpu"), counting
+  // what it holds into *bytes_held against s.max_bytes. Throws std::runtime_error naming
+  // the GPU, the layer and the backend's reason. A kernel that fails during the run is
+  // reported to `failed` (from the stream's thread), and the stream runs nothing more.
+  KernelStream(const KernelSettings& s, int batch, int device, double* bytes_held, Failed failed);
+  ~KernelStream();  // stops the thread; jobs not run are dropped
+  KernelStream(const KernelStream&) = delete;
+  KernelStream& operator=(const KernelStream&) = delete;
+
+  // A layer's pass (layer < 0 or Pass::none: no kernels), then `extra_s` of modelled time
+  // (the task's time the kernels do not cover), all stretched by `slowdown`.
+  void submit(int layer, Pass pass, double extra_s, double slowdown, Done done);
+  const std::string& device() const { return device_; }
+
+ private:
+  struct Job {
+    int layer;
+    Pass pass;
+    double extra_s, slowdown;
+    Done done;
+  };
+  void loop();
+
+  std::unique_ptr<calibrate::KernelBackend> backend_;
+  std::vector<std::unique_ptr<calibrate::PreparedLayer>> layers_;
+  std::string device_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  Failed failed_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace possim::live

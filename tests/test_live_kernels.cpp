@@ -1,0 +1,180 @@
+// Kernel compute in the live engine (live/kernel_stream.hpp): each layer's pass runs the
+// calibrator's real kernels, prepared once (calibrate/kernel_backend.hpp). Checked with
+// the CPU backend, which runs everywhere; the GPU backend's plugin is built here but this
+// machine has no device, so its path is checked to fail clearly, naming the GPU.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "calibrate/kernel_backend.hpp"
+#include "calibrate/kernels.hpp"
+#include "fixtures.hpp"
+#include "live/live_engine.hpp"
+#include "model/input/scenario.hpp"
+#include "model/workload/zoo.hpp"
+#include "sim/simgrid_engine.hpp"
+
+using namespace possim;
+using namespace possim::test;
+using namespace possim::calibrate;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+
+double seconds_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("a prepared layer holds its buffers and runs the kernels time_layer times, for every "
+          "layer kind", "[calibrate][live]") {
+  auto backend = make_backend("cpu", Precision::fp32, 1);
+  std::set<LayerKind> seen;
+  for (const char* model : {"cifar10_quick", "alexnet", "googlenet", "resnet50"}) {
+    const Network net = make_zoo_network(model);
+    const std::vector<bool> grad = needs_input_grad(net);
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      const Layer& l = net.layers[i];
+      if (seen.count(l.kind)) continue;
+      seen.insert(l.kind);
+      INFO(model << " " << l.name);
+      const auto p = backend->prepare_layer(l, 2, grad[i]);
+      // At least its input and output (and for conv and fc, weights and their gradient).
+      const double io = 4.0 * 2 * double(l.in.elements() + l.out.elements());
+      CHECK(p->bytes() >= io + 2 * 4.0 * double(l.weight_params));
+      CHECK(p->bytes() < 100 * io + 20 * 4.0 * double(l.weight_params) + 1e6);
+      p->forward();
+      p->backward();
+    }
+  }
+  CHECK(seen.size() == 10);
+
+  // The same work as time_layer's: an FC layer large enough to time (2 x 64 x 1024 x 2048
+  // FLOP a kernel), its prepared passes against time_layer's medians, in one run.
+  const Layer fc = fc_layer("fc", 1024, 2048);
+  const auto p = backend->prepare_layer(fc, 64, true);
+  const LayerMeasurement m = backend->time_layer(fc, 64, true, TimingPolicy{1, 5});
+  REQUIRE(m.forward.size() == 1);
+  REQUIRE(m.backward.size() == 2);
+  p->forward();
+  p->backward();
+  std::vector<double> f, b;
+  for (int k = 0; k < 5; ++k) {
+    f.push_back(seconds_of([&] { p->forward(); }));
+    b.push_back(seconds_of([&] { p->backward(); }));
+  }
+  INFO("forward " << median_of(f) << " s vs " << m.forward_s() << " s; backward " << median_of(b) << " s vs "
+                  << m.backward_s() << " s");
+  // One kernel forward, two backward (data and filter: twice the work): a pass that ran
+  // nothing, or one kernel too few or too many, falls outside these bounds.
+  CHECK(median_of(f) > 0.5 * m.forward_s());
+  CHECK(median_of(f) < 2.0 * m.forward_s());
+  CHECK(median_of(b) > 0.5 * m.backward_s());
+  CHECK(median_of(b) < 2.0 * m.backward_s());
+}
+
+TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not the plan's", "[live]") {
+  const Network net = make_zoo_network("cifar10_quick");
+  const int batch = 16;
+  // What the kernels of one iteration take on this machine (the CPU backend's medians).
+  auto backend = make_backend("cpu", Precision::fp32, 1);
+  KernelRunOptions ko;
+  ko.timing = TimingPolicy{1, 3};
+  ko.copy_sizes_bytes = {4096};
+  const KernelCalibration cal = calibrate_kernels(net, batch, *backend, ko);
+  double kernels_s = 0;
+  for (const LayerMeasurement& m : cal.layers) kernels_s += m.forward_s() + m.backward_s();
+  REQUIRE(kernels_s > 0);
+
+  // A profile whose GPU is 50 times faster than these kernels: emulated compute would take
+  // a fiftieth of the time.
+  Profile prof = flat_profile();
+  const Result flat = sim::SimGridEngine().run(make_plan("single", request(net, prof, 1, 10, batch, 2)), {});
+  prof.peak_flops_per_s *= flat.gpu_busy_s * 50 / kernels_s;
+
+  live::LiveOptions o;
+  o.launch.netns = false;
+  o.launch.kernels.net = &net;
+  o.launch.kernels.backend = "cpu";
+  const live::LiveEngine engine(o);
+  for (const std::string strategy : {"ps", "wfbp"}) {
+    INFO(strategy << ": kernels " << kernels_s << " s an iteration");
+    const SyncPlan plan = make_plan(strategy, request(net, prof, 2, 10, batch, 3));
+    const Result sim = sim::SimGridEngine().run(plan, {});
+    REQUIRE(sim.gpu_busy_s == Approx(kernels_s / 50).epsilon(0.05));
+    const Result live = engine.run(plan, {});
+    INFO("live GPU busy " << live.gpu_busy_s << " s, iteration " << live.iteration_s << " s");
+    // Two node processes on this machine's cores, next to other tests: slower than the
+    // calibration's medians at times, never a fiftieth of them.
+    CHECK(live.gpu_busy_s > 0.6 * kernels_s);
+    CHECK(live.gpu_busy_s < 3.0 * kernels_s);
+    CHECK(live.iteration_s >= live.gpu_busy_s);
+    CHECK(live.breakdown.total() == Approx(live.iteration_s).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("kernel compute on a GPU backend that cannot run here ends the run naming the GPU and "
+          "why", "[live]") {
+  const Network net = make_zoo_network("cifar10_quick");
+  const Profile prof = flat_profile();
+  live::LiveOptions o;
+  o.launch.netns = false;
+  o.launch.kernels.net = &net;
+  o.launch.kernels.backend = "gpu";
+  const live::LiveEngine engine(o);
+  const SyncPlan plan = make_plan("ps", request(net, prof, 2, 10, 8, 2));
+  bool gpu_here = true;
+  try {
+    make_backend("gpu", Precision::fp32, 1);
+  } catch (const BackendUnavailable&) {
+    gpu_here = false;
+  }
+  if (gpu_here) {
+    CHECK(engine.run(plan, {}).iteration_s > 0);
+    return;
+  }
+  try {
+    engine.run(plan, {});
+    FAIL("a live run with the GPU backend and no GPU did not fail");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("GPU 0") != std::string::npos);
+    CHECK(what.find("gpu kernel backend") != std::string::npos);
+    CHECK((what.find("no CUDA device") != std::string::npos || what.find("not built") != std::string::npos ||
+           what.find("cannot be loaded") != std::string::npos));
+  }
+}
+
+TEST_CASE("scenario: \"compute\": \"kernels\" with its backend; a backend without it, or time "
+          "dilation with it, is refused", "[scenario][live]") {
+  const auto scenario = [](const std::string& live) {
+    return parse_scenario(R"({"model": "cifar10_quick", "batch_per_gpu": 8, "cluster": {"nodes": 2, "nic_gbps": 1},
+      "strategies": ["ps"], "profile": "titanx_maxwell", "live": )" + live + "}",
+                          "dir/kernels.json", "dir");
+  };
+  const Scenario s = scenario(R"({"compute": "kernels", "kernel_backend": "cpu"})");
+  CHECK(s.live.kernels);
+  CHECK_FALSE(s.live.arithmetic);
+  CHECK(s.live.kernel_backend == "cpu");
+  CHECK(scenario(R"({"compute": "kernels"})").live.kernel_backend == "gpu");
+  CHECK_FALSE(scenario(R"({"compute": "emulated"})").live.kernels);
+  CHECK(input_error([&] { scenario(R"({"kernel_backend": "cpu"})"); }).find("live.kernel_backend") !=
+        std::string::npos);
+  CHECK(input_error([&] { scenario(R"({"compute": "kernels", "kernel_backend": "tpu"})"); })
+            .find("live.kernel_backend") != std::string::npos);
+  CHECK(input_error([&] { scenario(R"({"compute": "kernels", "time_dilation": 2})"); })
+            .find("live.time_dilation") != std::string::npos);
+  CHECK(input_error([&] { scenario(R"({"compute": "kernels", "time_dilation": "auto"})"); })
+            .find("live.time_dilation") != std::string::npos);
+}
