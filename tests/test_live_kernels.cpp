@@ -156,8 +156,8 @@ TEST_CASE("kernel compute on a GPU backend that cannot run here ends the run nam
   }
 }
 
-TEST_CASE("scenario: \"compute\": \"kernels\" with its backend; a backend without it, or time "
-          "dilation with it, is refused", "[scenario][live]") {
+TEST_CASE("scenario: \"compute\": \"kernels\" takes a kernel backend (a kernel backend without it, or "
+          "time dilation with it, is refused)", "[scenario][live]") {
   const auto scenario = [](const std::string& live) {
     return parse_scenario(R"({"model": "cifar10_quick", "batch_per_gpu": 8, "cluster": {"nodes": 2, "nic_gbps": 1},
       "strategies": ["ps"], "profile": "titanx_maxwell", "live": )" + live + "}",
