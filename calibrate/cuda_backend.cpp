@@ -457,6 +457,19 @@ class CudaBackend : public KernelBackend {
     return prepared;
   }
 
+  // One workspace for every convolution kernel of this backend, as Caffe shares one: its
+  // stream runs one kernel at a time, so the largest any needs suffices (a workspace per
+  // prepared layer would hold up to 3 x the limit per convolution). Grown only while layers
+  // are prepared or timed, never during a run (every kernel's need is met by then).
+  void* workspace(std::size_t bytes) {
+    if (ws_.bytes() < bytes) {
+      CK(cudaStreamSynchronize(stream_));
+      ws_ = DevBuf();  // the old one freed before the new one is allocated
+      ws_ = DevBuf(bytes);
+    }
+    return ws_.get();
+  }
+
   void conv(const Layer& l, int batch, bool needs_input_grad, GpuLayer& L) {
     if (l.kernel_h < 1 || l.kernel_w < 1 || l.stride < 1 || l.groups < 1)
       throw InputError("layer '" + l.name + "'", "kernel/stride/groups",
@@ -501,13 +514,14 @@ class CudaBackend : public KernelBackend {
                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, fp));
     const auto f = pick(fp, got);
     if (!f) throw std::runtime_error("layer '" + l.name + "': cuDNN found no forward algorithm");
-    void* const fws = L.hold(DevBuf(f->memory));
+    workspace(f->memory);
     L.fwd.push_back({"forward",
                      std::string("cudnn ") + fwd_algo_name(f->algo) + ", " +
                          math_name(f->mathType) + ", workspace " + std::to_string(f->memory) + " B",
                      flops, [=, f_perf = *f] {
                        CK(cudnnConvolutionForward(dnn_, &kOne, x_d, x, w_d, wt, c_d, f_perf.algo,
-                                                  fws, f_perf.memory, &kZero, y_d, y));
+                                                  workspace(f_perf.memory), f_perf.memory, &kZero,
+                                                  y_d, y));
                        if (has_bias) CK(cudnnAddTensor(dnn_, &kOne, b_d, bias, &kOne, y_d, y));
                      }});
 
@@ -518,14 +532,15 @@ class CudaBackend : public KernelBackend {
       const auto d = pick(dp, got);
       if (!d)
         throw std::runtime_error("layer '" + l.name + "': cuDNN found no backward-data algorithm");
-      void* const dws = L.hold(DevBuf(d->memory));
+      workspace(d->memory);
       L.bwd.push_back(
           {"backward_data",
            std::string("cudnn ") + bwd_data_algo_name(d->algo) + ", " + math_name(d->mathType) +
                ", workspace " + std::to_string(d->memory) + " B",
            flops, [=, d_perf = *d] {
-             CK(cudnnConvolutionBackwardData(dnn_, &kOne, w_d, wt, y_d, dy, c_d, d_perf.algo, dws,
-                                             d_perf.memory, &kZero, x_d, dx));
+             CK(cudnnConvolutionBackwardData(dnn_, &kOne, w_d, wt, y_d, dy, c_d, d_perf.algo,
+                                             workspace(d_perf.memory), d_perf.memory, &kZero, x_d,
+                                             dx));
            }});
     }
     cudnnConvolutionBwdFilterAlgoPerf_t wp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
@@ -534,14 +549,15 @@ class CudaBackend : public KernelBackend {
     const auto bw = pick(wp, got);
     if (!bw)
       throw std::runtime_error("layer '" + l.name + "': cuDNN found no backward-filter algorithm");
-    void* const wws = L.hold(DevBuf(bw->memory));
+    workspace(bw->memory);
     L.bwd.push_back({"backward_filter",
                      std::string("cudnn ") + bwd_filter_algo_name(bw->algo) + ", " +
                          math_name(bw->mathType) + ", workspace " + std::to_string(bw->memory) +
                          " B" + (has_bias ? " + cudnnConvolutionBackwardBias" : ""),
                      flops, [=, bw_perf = *bw] {
                        CK(cudnnConvolutionBackwardFilter(dnn_, &kOne, x_d, x, y_d, dy, c_d,
-                                                         bw_perf.algo, wws, bw_perf.memory, &kZero,
+                                                         bw_perf.algo, workspace(bw_perf.memory),
+                                                         bw_perf.memory, &kZero,
                                                          w_d, dw));
                        if (has_bias)
                          CK(cudnnConvolutionBackwardBias(dnn_, &kOne, y_d, dy, &kZero, b_d, db));
@@ -781,6 +797,7 @@ class CudaBackend : public KernelBackend {
   cudnnHandle_t dnn_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   std::size_t workspace_limit_ = 0;
+  DevBuf ws_;  // the shared convolution workspace (workspace())
 };
 
 // Frees on the backend's device, whichever is current on the destroying thread. The
