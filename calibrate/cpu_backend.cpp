@@ -322,11 +322,20 @@ class CpuBackend : public KernelBackend {
   }
 
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {
-    auto u = filled(m * k, 1), v = filled(k * n, 2), g = filled(m * n, 3);
-    return time_host(
-        "sf_rebuild", "gemm [m x k] x [k x n]", p,
-        [&] { cpu::sf_rebuild(m, n, k, u.data(), v.data(), g.data()); },
-        2.0 * double(m) * double(n) * double(k));
+    const std::unique_ptr<HostLayer> r = rebuild(m, n, k);
+    const HostLayer::Kernel& g = r->fwd.front();
+    return time_host(g.name, g.algorithm, p, g.run, g.flops);
+  }
+
+  std::unique_ptr<PreparedLayer> prepare_rebuild(i64 m, i64 n, i64 k) override { return rebuild(m, n, k); }
+
+  // The SF rebuild's GEMM over buffers of its own.
+  static std::unique_ptr<HostLayer> rebuild(i64 m, i64 n, i64 k) {
+    auto h = std::make_unique<HostLayer>();
+    float *u = h->floats(m * k, 1), *v = h->floats(k * n, 2), *g = h->floats(m * n, 3);
+    h->add(h->fwd, "sf_rebuild", "gemm [m x k] x [k x n]", [=] { cpu::sf_rebuild(m, n, k, u, v, g); },
+           2.0 * double(m) * double(n) * double(k));
+    return h;
   }
 
   std::vector<CopyPoint> time_copies(const std::vector<double>& sizes,

@@ -300,12 +300,13 @@ class CudaBackend : public KernelBackend {
   }
 
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {
-    CK(cudaSetDevice(device_));
-    DevBuf u = upload(m * k, 1), v = upload(k * n, 2), g = upload(m * n, 3);
-    return time_gpu(
-        "sf_rebuild", "cublasGemmEx [m x k] x [k x n]" + gemm_note(), p,
-        [&] { gemm(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, u.get(), m, v.get(), k, g.get(), m, 0.0f); },
-        2.0 * double(m) * double(n) * double(k));
+    const std::unique_ptr<GpuLayer> r = rebuild(m, n, k);
+    const GpuKernel& g = r->fwd.front();
+    return time_gpu(g.kernel, g.algorithm, p, g.enqueue, g.flops);
+  }
+
+  std::unique_ptr<PreparedLayer> prepare_rebuild(i64 m, i64 n, i64 k) override {
+    return rebuild(m, n, k);
   }
 
   std::vector<CopyPoint> time_copies(const std::vector<double>& sizes,
@@ -418,6 +419,20 @@ class CudaBackend : public KernelBackend {
   // The layer's buffers, descriptors and algorithms, and its kernels. The builders below
   // allocate and choose everything up front; their lambdas capture ([=]) only values: this
   // backend, handles and device pointers the layer holds, sizes and flags.
+  // The SF rebuild's GEMM over buffers of its own.
+  std::unique_ptr<GpuLayer> rebuild(i64 m, i64 n, i64 k) {
+    CK(cudaSetDevice(device_));
+    auto prepared = std::make_unique<GpuLayer>(this);
+    GpuLayer& L = *prepared;
+    void* const u = L.hold(upload(m * k, 1));
+    void* const v = L.hold(upload(k * n, 2));
+    void* const g = L.hold(upload(m * n, 3));
+    L.fwd.push_back({"sf_rebuild", "cublasGemmEx [m x k] x [k x n]" + gemm_note(),
+                     2.0 * double(m) * double(n) * double(k),
+                     [=] { gemm(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, u, m, v, k, g, m, 0.0f); }});
+    return prepared;
+  }
+
   std::unique_ptr<GpuLayer> build(const Layer& l, int batch, bool needs_input_grad) {
     CK(cudaSetDevice(device_));  // allocations and cuDNN's find run on the calling thread
     auto prepared = std::make_unique<GpuLayer>(this);

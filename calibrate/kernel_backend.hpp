@@ -82,6 +82,9 @@ class KernelBackend {
   // The layer's kernels made ready to run again and again (PreparedLayer above).
   virtual std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch,
                                                        bool needs_input_grad) = 0;
+  // The SF rebuild's GEMM below, ready to run: forward() runs it once; backward() nothing.
+  virtual std::unique_ptr<PreparedLayer> prepare_rebuild(std::int64_t m, std::int64_t n,
+                                                         std::int64_t k) = 0;
   // The SF rebuild: grad W (m x n) = U (m x k) * V^T (k x n), one GEMM.
   virtual KernelTime time_rebuild(std::int64_t m, std::int64_t n, std::int64_t k,
                                   const TimingPolicy& p) = 0;

@@ -18,8 +18,8 @@ void sleep_s(double s) {
 
 }  // namespace
 
-KernelStream::KernelStream(const KernelSettings& s, int batch, int device, double* bytes_held,
-                           Failed failed)
+KernelStream::KernelStream(const KernelSettings& s, int batch, const std::vector<Rebuild>& rebuilds,
+                           int device, double* bytes_held, Failed failed)
     : failed_(std::move(failed)) {
   const std::string gpu = "GPU " + std::to_string(device);
   try {
@@ -32,21 +32,28 @@ KernelStream::KernelStream(const KernelSettings& s, int batch, int device, doubl
   }
   device_ = backend_->device();
   const std::vector<bool> input_grad = calibrate::needs_input_grad(*s.net);
-  for (std::size_t i = 0; i < s.net->layers.size(); ++i) {
-    const Layer& l = s.net->layers[i];
+  const auto prepare = [&](const Layer& l, const char* what, auto make) {
+    std::unique_ptr<calibrate::PreparedLayer> p;
     try {
-      layers_.push_back(backend_->prepare_layer(l, batch, input_grad[i]));
+      p = make();
     } catch (const std::exception& e) {
-      throw std::runtime_error(gpu + " (" + device_ + "): preparing layer '" + l.name + "' of " +
+      throw std::runtime_error(gpu + " (" + device_ + "): preparing " + what + "layer '" + l.name + "' of " +
                                s.net->name + ": " + e.what());
     }
-    *bytes_held += layers_.back()->bytes();
+    *bytes_held += p->bytes();
     if (*bytes_held > s.max_bytes)
       throw std::runtime_error(gpu + ": layer '" + l.name + "' of " + s.net->name + " at batch " +
                                std::to_string(batch) + " brings the node's prepared kernels to " +
                                mib(*bytes_held) + ", over the " + mib(s.max_bytes) +
                                " allowed (kernel compute is for models whose every layer fits at once)");
-  }
+    return p;
+  };
+  for (std::size_t i = 0; i < s.net->layers.size(); ++i)
+    layers_.push_back(prepare(s.net->layers[i], "",
+                              [&] { return backend_->prepare_layer(s.net->layers[i], batch, input_grad[i]); }));
+  for (const Rebuild& r : rebuilds)
+    rebuilds_[r.layer] = prepare(s.net->layers.at(std::size_t(r.layer)), "the rebuild of ",
+                                 [&] { return backend_->prepare_rebuild(r.m, r.n, r.k); });
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -80,7 +87,9 @@ void KernelStream::loop() {
     }
     const double start = now_s();
     try {
-      if (job.pass != Pass::none && job.layer >= 0) {
+      if (job.pass == Pass::rebuild)
+        rebuilds_.at(job.layer)->forward();
+      else if (job.pass != Pass::none && job.layer >= 0) {
         calibrate::PreparedLayer& l = *layers_.at(std::size_t(job.layer));
         if (job.pass == Pass::forward)
           l.forward();
@@ -89,7 +98,10 @@ void KernelStream::loop() {
       }
     } catch (const std::exception& e) {
       const std::string what = device_ + ": layer " + std::to_string(job.layer) +
-                               (job.pass == Pass::forward ? " forward" : " backward") + ": " + e.what();
+                               (job.pass == Pass::forward    ? " forward"
+                                : job.pass == Pass::backward ? " backward"
+                                                             : " rebuild") +
+                               ": " + e.what();
       {
         std::lock_guard<std::mutex> lock(mu_);
         stop_ = true;

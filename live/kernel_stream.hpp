@@ -6,14 +6,17 @@
 // costs what the kernels cost.
 //
 // Jobs run first in, first out, as a CUDA stream runs what is queued on it. A job is a
-// layer's forward or backward pass, run for real, or a GPU task the backends have no
-// kernels for (the SF rebuild, 1-bit quantization, the framework's fixed per-iteration
-// work): that one occupies the stream for its modelled time, as emulated compute would.
+// layer's forward or backward pass or an SFB layer's rebuild GEMM, run for real, or a GPU
+// task the backends have no kernels for (1-bit quantization, the framework's fixed
+// per-iteration work): that one occupies the stream for its modelled time, as emulated
+// compute would.
 // A straggler's slowdown s stretches a job by sleeping (s - 1) x its real time after it.
 #pragma once
 #include <condition_variable>
 #include <deque>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,7 +40,12 @@ struct KernelSettings {
 
 class KernelStream {
  public:
-  enum class Pass { forward, backward, none };
+  enum class Pass { forward, backward, rebuild, none };
+  // An SFB layer's rebuild: grad W (m x n) from the peers' factors, inner dimension k.
+  struct Rebuild {
+    int layer;
+    std::int64_t m, n, k;
+  };
   using Done = std::function<void(double start_s, double end_s)>;
   using Failed = std::function<void(const std::string& what)>;
 
@@ -45,7 +53,8 @@ class KernelStream {
   // what it holds into *bytes_held against s.max_bytes. Throws std::runtime_error naming
   // the GPU, the layer and the backend's reason. A kernel that fails during the run is
   // reported to `failed` (from the stream's thread), and the stream runs nothing more.
-  KernelStream(const KernelSettings& s, int batch, int device, double* bytes_held, Failed failed);
+  KernelStream(const KernelSettings& s, int batch, const std::vector<Rebuild>& rebuilds, int device,
+               double* bytes_held, Failed failed);
   ~KernelStream();  // stops the thread; jobs not run are dropped
   KernelStream(const KernelStream&) = delete;
   KernelStream& operator=(const KernelStream&) = delete;
@@ -66,6 +75,7 @@ class KernelStream {
 
   std::unique_ptr<calibrate::KernelBackend> backend_;
   std::vector<std::unique_ptr<calibrate::PreparedLayer>> layers_;
+  std::map<int, std::unique_ptr<calibrate::PreparedLayer>> rebuilds_;  // by layer
   std::string device_;
   std::mutex mu_;
   std::condition_variable cv_;

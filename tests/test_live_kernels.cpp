@@ -58,6 +58,9 @@ TEST_CASE("a prepared layer holds its buffers and runs the kernels time_layer ti
     }
   }
   CHECK(seen.size() == 10);
+  const auto rebuild = backend->prepare_rebuild(64, 128, 8);
+  CHECK(rebuild->bytes() == 4.0 * (64 * 8 + 8 * 128 + 64 * 128));
+  rebuild->forward();
 
   // The same work as time_layer's: an FC layer large enough to time (2 x 64 x 1024 x 2048
   // FLOP a kernel), its prepared passes against time_layer's medians, in one run.
@@ -107,9 +110,12 @@ TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not th
   o.launch.kernels.net = &net;
   o.launch.kernels.backend = "cpu";
   const live::LiveEngine engine(o);
-  for (const std::string strategy : {"ps", "wfbp"}) {
+  // Poseidon's FC layers go by SFB here (BestScheme): their rebuild GEMMs run for real too.
+  for (const std::string strategy : {"ps", "wfbp", "poseidon"}) {
     INFO(strategy << ": kernels " << kernels_s << " s an iteration");
     const SyncPlan plan = make_plan(strategy, request(net, prof, 2, 10, batch, 3));
+    if (strategy == "poseidon")
+      REQUIRE(std::any_of(plan.tasks.begin(), plan.tasks.end(), [](const Task& t) { return t.label == "rebuild"; }));
     const Result sim = sim::SimGridEngine().run(plan, {});
     REQUIRE(sim.gpu_busy_s == Approx(kernels_s / 50).epsilon(0.05));
     const Result live = engine.run(plan, {});
