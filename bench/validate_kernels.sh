@@ -6,9 +6,10 @@
 # processes over loopback TCP) and simulates it with SimGrid from the measured profile.
 # Prints a Markdown report (header: machine, date, command, commit).
 # Usage: bench/validate_kernels.sh [cpu|gpu]   (needs ./possim built; gpu: a CUDA device)
-#   A local run's node processes share this machine's cores (cpu) or its GPUs (gpu: every
-#   node's GPU g is device g): 1-node points measure the kernels alone, 2-node points add
-#   that contention. On a cluster, run the scenario under mpirun instead (README).
+#   A local run's node processes share this machine's cores (cpu), or its GPUs (gpu: node n
+#   on device n modulo the devices there are): on one GPU or 2 cores, 1-node points measure
+#   the kernels alone and 2-node points add that contention. On a cluster, run the scenario
+#   under mpirun instead (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:-cpu}

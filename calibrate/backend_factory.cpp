@@ -53,6 +53,17 @@ std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
   return std::unique_ptr<KernelBackend>(make(precision, device));
 }
 
+int gpu_device_count() {
+#ifdef POSSIM_CUDA_PLUGIN_NAME
+  void* lib = dlopen(find_cuda_plugin().c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed, as above
+  if (!lib) return 0;
+  void* sym = dlsym(lib, POSSIM_CUDA_DEVICE_COUNT);
+  return sym ? reinterpret_cast<decltype(&possim_cuda_device_count)>(sym)() : 0;
+#else
+  return 0;
+#endif
+}
+
 bool gpu_backend_built() {
 #ifdef POSSIM_CUDA_PLUGIN_NAME
   return true;

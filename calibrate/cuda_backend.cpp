@@ -833,3 +833,8 @@ extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v2(
     possim::calibrate::Precision precision, int device) {
   return new possim::calibrate::CudaBackend(precision, device);
 }
+
+extern "C" int possim_cuda_device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}

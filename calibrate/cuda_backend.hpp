@@ -18,6 +18,10 @@
 extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v2(
     possim::calibrate::Precision precision, int device);
 
+// CUDA devices the plugin sees (0 without a driver or a device), by this name with dlsym.
+#define POSSIM_CUDA_DEVICE_COUNT "possim_cuda_device_count"
+extern "C" int possim_cuda_device_count();
+
 namespace possim::calibrate {
 
 // Loads the plugin at `path` and makes a backend with its factory; make_backend("gpu")

@@ -109,5 +109,7 @@ std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision p
                                             int threads, int device = 0);
 // Whether the GPU backend plugin was built (CUDA + cuDNN found at configure time).
 bool gpu_backend_built();
+// CUDA devices the GPU backend would see: 0 where it is not built, cannot load, or finds none.
+int gpu_device_count();
 
 }  // namespace possim::calibrate

@@ -32,6 +32,10 @@ namespace possim::live {
 struct KernelSettings {
   const Network* net = nullptr;  // null: not kernel compute
   std::string backend = "gpu";   // "gpu" (cuDNN/cuBLAS) or "cpu" (Eigen)
+  // Nodes of a local run share this machine: node n's GPU g is device (n x GPUs per node
+  // + g) modulo the devices there are, so a machine of 8 GPUs runs 8 nodes of one GPU on
+  // 8 devices. Under mpirun each node has its machine: GPU g is device g.
+  bool spread_over_devices = false;
   // Memory a node's prepared layers may hold, all GPUs together (bytes): more is refused
   // with the layer that passed it named, before anything runs.
   double max_bytes = 8e9;

@@ -47,6 +47,7 @@ LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt) {
   no.connect_timeout_s = opt.connect_timeout_s;
   no.arithmetic = opt.arithmetic;
   no.kernels = opt.kernels;
+  no.kernels.spread_over_devices = true;
   for (int i = 0; i < n; ++i)
     ctrl.push_back(spawn_node(plan, i, address[std::size_t(i)], no, [&] {
       for (auto& c : ctrl) ::close(c.get());  // the other nodes' channels

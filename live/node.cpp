@@ -162,11 +162,16 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
           rebuilds.push_back({t.layer, l.fc_m, l.fc_n,
                               std::int64_t(plan.batch_per_gpu) * gpus_ * (plan.workers - 1)});
         }
+    const int devices = opt.kernels.enabled() && opt.kernels.backend == "gpu" ? calibrate::gpu_device_count() : 0;
     if (opt.kernels.enabled())
-      for (int g = 0; g < gpus_; ++g)
-        kernels_.push_back(std::make_unique<KernelStream>(opt.kernels, plan.batch_per_gpu, rebuilds, g, &held, [this](const std::string& e) {
-          fail("node " + std::to_string(me_) + ": " + e);
-        }));
+      for (int g = 0; g < gpus_; ++g) {
+        const int first = opt.kernels.spread_over_devices ? me * gpus_ : 0;
+        const int device = devices > 0 ? (first + g) % devices : g;  // none: the backend says so
+        kernels_.push_back(std::make_unique<KernelStream>(opt.kernels, plan.batch_per_gpu, rebuilds, device, &held,
+                                                          [this](const std::string& e) {
+                                                            fail("node " + std::to_string(me_) + ": " + e);
+                                                          }));
+      }
     d2h_ = std::make_unique<EmulatedResource>("pcie d2h", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
     h2d_ = std::make_unique<EmulatedResource>("pcie h2d", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
     d2d_ = std::make_unique<EmulatedResource>("gpu-gpu", r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15,

@@ -145,6 +145,8 @@ TEST_CASE("kernel compute on a GPU backend that cannot run here ends the run nam
   } catch (const BackendUnavailable&) {
     gpu_here = false;
   }
+  // A local run spreads its nodes over the devices the plugin counts.
+  CHECK((gpu_device_count() > 0) == gpu_here);
   if (gpu_here) {
     CHECK(engine.run(plan, {}).iteration_s > 0);
     return;
