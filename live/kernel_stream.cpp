@@ -1,5 +1,6 @@
 #include "live/kernel_stream.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -11,6 +12,18 @@ namespace possim::live {
 namespace {
 
 std::string mib(double bytes) { return std::to_string(static_cast<long long>(bytes / (1 << 20))) + " MiB"; }
+
+// What preparing a layer will allocate, at most: its input and output with their
+// gradients (and a few more of that size for the kernels' own state), its parameters and
+// their gradients, and a convolution's im2col scratch (one image's: the CPU backend's; a
+// GPU's workspace is shared). Checked before allocating, so that a model too large is
+// refused by name instead of exhausting memory.
+double bound_bytes(const Layer& l, int batch) {
+  double floats = 4.0 * double(batch) * double(l.in.elements() + l.out.elements()) + 2.0 * double(l.params());
+  if (l.kind == LayerKind::conv)
+    floats += double(l.in.c / std::max(1, l.groups)) * l.kernel_h * l.kernel_w * double(l.out.h * l.out.w);
+  return 4.0 * floats;
+}
 
 void sleep_s(double s) {
   if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
@@ -32,7 +45,14 @@ KernelStream::KernelStream(const KernelSettings& s, int batch, const std::vector
   }
   device_ = backend_->device();
   const std::vector<bool> input_grad = calibrate::needs_input_grad(*s.net);
-  const auto prepare = [&](const Layer& l, const char* what, auto make) {
+  const auto refuse = [&](const Layer& l, double bytes) {
+    throw std::runtime_error(gpu + ": layer '" + l.name + "' of " + s.net->name + " at batch " +
+                             std::to_string(batch) + " brings the node's prepared kernels to " + mib(bytes) +
+                             ", over the " + mib(s.max_bytes) +
+                             " allowed (kernel compute is for models whose every layer fits at once)");
+  };
+  const auto prepare = [&](const Layer& l, const char* what, double bound, auto make) {
+    if (*bytes_held + bound > s.max_bytes) refuse(l, *bytes_held + bound);
     std::unique_ptr<calibrate::PreparedLayer> p;
     try {
       p = make();
@@ -41,18 +61,15 @@ KernelStream::KernelStream(const KernelSettings& s, int batch, const std::vector
                                s.net->name + ": " + e.what());
     }
     *bytes_held += p->bytes();
-    if (*bytes_held > s.max_bytes)
-      throw std::runtime_error(gpu + ": layer '" + l.name + "' of " + s.net->name + " at batch " +
-                               std::to_string(batch) + " brings the node's prepared kernels to " +
-                               mib(*bytes_held) + ", over the " + mib(s.max_bytes) +
-                               " allowed (kernel compute is for models whose every layer fits at once)");
+    if (*bytes_held > s.max_bytes) refuse(l, *bytes_held);
     return p;
   };
   for (std::size_t i = 0; i < s.net->layers.size(); ++i)
-    layers_.push_back(prepare(s.net->layers[i], "",
+    layers_.push_back(prepare(s.net->layers[i], "", bound_bytes(s.net->layers[i], batch),
                               [&] { return backend_->prepare_layer(s.net->layers[i], batch, input_grad[i]); }));
   for (const Rebuild& r : rebuilds)
     rebuilds_[r.layer] = prepare(s.net->layers.at(std::size_t(r.layer)), "the rebuild of ",
+                                 4.0 * double(r.m * r.k + r.k * r.n + r.m * r.n),
                                  [&] { return backend_->prepare_rebuild(r.m, r.n, r.k); });
   thread_ = std::thread([this] { loop(); });
 }

@@ -186,3 +186,26 @@ TEST_CASE("scenario: \"compute\": \"kernels\" takes a kernel backend (a kernel b
   CHECK(input_error([&] { scenario(R"({"compute": "kernels", "time_dilation": "auto"})"); })
             .find("live.time_dilation") != std::string::npos);
 }
+
+TEST_CASE("kernel compute refuses a model whose layers would not fit in memory, by layer, before "
+          "allocating", "[live]") {
+  const Network net = make_zoo_network("vgg19");
+  const Profile prof = flat_profile();
+  live::LiveOptions o;
+  o.launch.netns = false;
+  o.launch.kernels.net = &net;
+  o.launch.kernels.backend = "cpu";
+  const live::LiveEngine engine(o);
+  // Batch 4096: conv1_1's input, output and gradients alone are ~100 GB, over any share of
+  // this machine's memory.
+  const SyncPlan plan = make_plan("ps", request(net, prof, 2, 10, 4096, 2));
+  try {
+    engine.run(plan, {});
+    FAIL("no refusal");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("layer 'conv1_1' of vgg19 at batch 4096") != std::string::npos);
+    CHECK(what.find("MiB allowed") != std::string::npos);
+  }
+}
