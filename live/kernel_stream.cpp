@@ -91,8 +91,10 @@ void KernelStream::submit(int layer, Pass pass, double extra_s, double slowdown,
   cv_.notify_all();
 }
 
+// No real-time priority here (unlike the emulation's sleeping threads, live/emulated.hpp):
+// this thread computes (CPU backend) or waits on its GPU, and at a real-time priority it
+// would starve the node's socket threads of the cores they share.
 void KernelStream::loop() {
-  prefer_prompt_wakeups();
   for (;;) {
     Job job;
     {

@@ -29,9 +29,13 @@ double seconds_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+// A live engine over loopback whose GPUs run `net`'s kernels on `backend`.
+live::LiveEngine kernel_engine(const Network& net, const std::string& backend) {
+  live::LiveOptions o;
+  o.launch.netns = false;
+  o.launch.kernels.net = &net;
+  o.launch.kernels.backend = backend;
+  return live::LiveEngine(o);
 }
 
 }  // namespace
@@ -63,27 +67,30 @@ TEST_CASE("a prepared layer holds its buffers and runs the kernels time_layer ti
   rebuild->forward();
 
   // The same work as time_layer's: an FC layer large enough to time (2 x 64 x 1024 x 2048
-  // FLOP a kernel), its prepared passes against time_layer's medians, in one run.
+  // FLOP a kernel), its prepared passes against time_layer's, interleaved so that both see
+  // the same load on this shared machine, the fastest of 7 each (robust to preemption).
   const Layer fc = fc_layer("fc", 1024, 2048);
   const auto p = backend->prepare_layer(fc, 64, true);
-  const LayerMeasurement m = backend->time_layer(fc, 64, true, TimingPolicy{1, 5});
-  REQUIRE(m.forward.size() == 1);
-  REQUIRE(m.backward.size() == 2);
-  p->forward();
-  p->backward();
-  std::vector<double> f, b;
-  for (int k = 0; k < 5; ++k) {
+  std::vector<double> f, b, tf, tb;
+  for (int k = 0; k < 7; ++k) {
+    const LayerMeasurement m = backend->time_layer(fc, 64, true, TimingPolicy{k == 0 ? 1 : 0, 1});
+    REQUIRE(m.forward.size() == 1);
+    REQUIRE(m.backward.size() == 2);
+    tf.push_back(m.forward_s());
+    tb.push_back(m.backward_s());
     f.push_back(seconds_of([&] { p->forward(); }));
     b.push_back(seconds_of([&] { p->backward(); }));
   }
-  INFO("forward " << median_of(f) << " s vs " << m.forward_s() << " s; backward " << median_of(b) << " s vs "
-                  << m.backward_s() << " s");
+  const double fp = *std::min_element(f.begin(), f.end()), ft = *std::min_element(tf.begin(), tf.end());
+  const double bp = *std::min_element(b.begin(), b.end()), bt = *std::min_element(tb.begin(), tb.end());
+  INFO("forward " << fp << " s vs " << ft << " s; backward " << bp << " s vs " << bt << " s");
   // One kernel forward, two backward (data and filter: twice the work): a pass that ran
   // nothing, or one kernel too few or too many, falls outside these bounds.
-  CHECK(median_of(f) > 0.5 * m.forward_s());
-  CHECK(median_of(f) < 2.0 * m.forward_s());
-  CHECK(median_of(b) > 0.5 * m.backward_s());
-  CHECK(median_of(b) < 2.0 * m.backward_s());
+  CHECK(fp > 0.5 * ft);
+  CHECK(fp < 2.0 * ft);
+  CHECK(bp > 0.5 * bt);
+  CHECK(bp < 2.0 * bt);
+  CHECK(bt > 1.3 * ft);  // time_layer's backward is the two kernels
 }
 
 TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not the plan's", "[live]") {
@@ -105,11 +112,7 @@ TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not th
   const Result flat = sim::SimGridEngine().run(make_plan("single", request(net, prof, 1, 10, batch, 2)), {});
   prof.peak_flops_per_s *= flat.gpu_busy_s * 50 / kernels_s;
 
-  live::LiveOptions o;
-  o.launch.netns = false;
-  o.launch.kernels.net = &net;
-  o.launch.kernels.backend = "cpu";
-  const live::LiveEngine engine(o);
+  const live::LiveEngine engine = kernel_engine(net, "cpu");
   // Poseidon's FC layers go by SFB here (BestScheme): their rebuild GEMMs run for real too.
   for (const std::string strategy : {"ps", "wfbp", "poseidon"}) {
     INFO(strategy << ": kernels " << kernels_s << " s an iteration");
@@ -123,7 +126,7 @@ TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not th
     // Two node processes on this machine's cores, next to other tests: slower than the
     // calibration's medians at times, never a fiftieth of them.
     CHECK(live.gpu_busy_s > 0.6 * kernels_s);
-    CHECK(live.gpu_busy_s < 3.0 * kernels_s);
+    CHECK(live.gpu_busy_s < 5.0 * kernels_s);
     CHECK(live.iteration_s >= live.gpu_busy_s);
     CHECK(live.breakdown.total() == Approx(live.iteration_s).epsilon(1e-6));
   }
@@ -133,11 +136,7 @@ TEST_CASE("kernel compute on a GPU backend that cannot run here ends the run nam
           "why", "[live]") {
   const Network net = make_zoo_network("cifar10_quick");
   const Profile prof = flat_profile();
-  live::LiveOptions o;
-  o.launch.netns = false;
-  o.launch.kernels.net = &net;
-  o.launch.kernels.backend = "gpu";
-  const live::LiveEngine engine(o);
+  const live::LiveEngine engine = kernel_engine(net, "gpu");
   const SyncPlan plan = make_plan("ps", request(net, prof, 2, 10, 8, 2));
   bool gpu_here = true;
   try {
@@ -191,11 +190,7 @@ TEST_CASE("kernel compute refuses a model whose layers would not fit in memory, 
           "allocating", "[live]") {
   const Network net = make_zoo_network("vgg19");
   const Profile prof = flat_profile();
-  live::LiveOptions o;
-  o.launch.netns = false;
-  o.launch.kernels.net = &net;
-  o.launch.kernels.backend = "cpu";
-  const live::LiveEngine engine(o);
+  const live::LiveEngine engine = kernel_engine(net, "cpu");
   // Batch 4096: conv1_1's input, output and gradients alone are ~100 GB, over any share of
   // this machine's memory.
   const SyncPlan plan = make_plan("ps", request(net, prof, 2, 10, 4096, 2));
