@@ -127,7 +127,8 @@ TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not th
     // calibration's medians at times, never a fiftieth of them.
     CHECK(live.gpu_busy_s > 0.6 * kernels_s);
     CHECK(live.gpu_busy_s < 5.0 * kernels_s);
-    CHECK(live.iteration_s >= live.gpu_busy_s);
+    // The median iteration against the mean GPU time of one: never much below it.
+    CHECK(live.iteration_s >= 0.8 * live.gpu_busy_s);
     CHECK(live.breakdown.total() == Approx(live.iteration_s).epsilon(1e-6));
   }
 }
