@@ -79,11 +79,6 @@ cpu::ConvGeom conv_geom(const Layer& l, int batch) {
 // Buffers never move once made: the kernels hold pointers into them.
 class HostLayer : public PreparedLayer {
  public:
-  struct Kernel {
-    std::string name, algorithm;
-    std::function<void()> run;
-    double flops = 0;
-  };
   std::vector<Kernel> fwd, bwd;  // each pass's kernels, in order
 
   void forward() override { run(fwd); }
@@ -111,7 +106,7 @@ class HostLayer : public PreparedLayer {
   }
   void add(std::vector<Kernel>& pass, std::string name, std::string algorithm,
            std::function<void()> run, double flops = 0) {
-    pass.push_back(Kernel{std::move(name), std::move(algorithm), std::move(run), flops});
+    pass.push_back(Kernel{std::move(name), std::move(algorithm), flops, std::move(run)});
   }
 
  private:
@@ -309,12 +304,7 @@ class CpuBackend : public KernelBackend {
   LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
                               const TimingPolicy& p) override {
     const std::unique_ptr<HostLayer> k = build(l, batch, needs_input_grad);
-    LayerMeasurement m;
-    m.layer = l.name;
-    m.kind = l.kind;
-    for (const HostLayer::Kernel& x : k->fwd) m.forward.push_back(time_host(x.name, x.algorithm, p, x.run, x.flops));
-    for (const HostLayer::Kernel& x : k->bwd) m.backward.push_back(time_host(x.name, x.algorithm, p, x.run, x.flops));
-    return m;
+    return measure_layer(l, k->fwd, k->bwd, [&](const Kernel& x) { return time_host(x.name, x.algorithm, p, x.run, x.flops); });
   }
 
   std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch, bool needs_input_grad) override {
@@ -323,7 +313,7 @@ class CpuBackend : public KernelBackend {
 
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {
     const std::unique_ptr<HostLayer> r = rebuild(m, n, k);
-    const HostLayer::Kernel& g = r->fwd.front();
+    const Kernel& g = r->fwd.front();
     return time_host(g.name, g.algorithm, p, g.run, g.flops);
   }
 

@@ -142,15 +142,6 @@ constexpr float kOne = 1.0f, kZero = 0.0f;
 
 class CudaBackend;
 
-// One kernel of a prepared layer: what calibrate records about it, and the cuDNN/cuBLAS
-// calls it enqueues on the backend's stream.
-struct GpuKernel {
-  std::string kernel;
-  std::string algorithm;
-  double flops = 0;
-  std::function<void()> enqueue;
-};
-
 // A layer's kernels and all they use: device buffers, workspaces and descriptors (the
 // chosen algorithms are copied into the kernels' lambdas). The lambdas capture handles and
 // device pointers by value, and what those name is owned here, so it lives exactly as long
@@ -185,10 +176,10 @@ class GpuLayer final : public PreparedLayer {
     return *d;
   }
 
-  std::vector<GpuKernel> fwd, bwd;  // in launch order
+  std::vector<Kernel> fwd, bwd;  // in launch order
 
  private:
-  void run(const std::vector<GpuKernel>& kernels);
+  void run(const std::vector<Kernel>& kernels);
 
   const CudaBackend* backend_;
   std::vector<DevBuf> bufs_;
@@ -284,14 +275,9 @@ class CudaBackend : public KernelBackend {
   LayerMeasurement time_layer(const Layer& l, int batch, bool needs_input_grad,
                               const TimingPolicy& p) override {
     const std::unique_ptr<GpuLayer> prepared = build(l, batch, needs_input_grad);
-    LayerMeasurement m;
-    m.layer = l.name;
-    m.kind = l.kind;
-    for (const GpuKernel& k : prepared->fwd)
-      m.forward.push_back(time_gpu(k.kernel, k.algorithm, p, k.enqueue, k.flops));
-    for (const GpuKernel& k : prepared->bwd)
-      m.backward.push_back(time_gpu(k.kernel, k.algorithm, p, k.enqueue, k.flops));
-    return m;
+    return measure_layer(l, prepared->fwd, prepared->bwd, [&](const Kernel& k) {
+      return time_gpu(k.name, k.algorithm, p, k.run, k.flops);
+    });
   }
 
   std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch,
@@ -301,8 +287,8 @@ class CudaBackend : public KernelBackend {
 
   KernelTime time_rebuild(i64 m, i64 n, i64 k, const TimingPolicy& p) override {
     const std::unique_ptr<GpuLayer> r = rebuild(m, n, k);
-    const GpuKernel& g = r->fwd.front();
-    return time_gpu(g.kernel, g.algorithm, p, g.enqueue, g.flops);
+    const Kernel& g = r->fwd.front();
+    return time_gpu(g.name, g.algorithm, p, g.run, g.flops);
   }
 
   std::unique_ptr<PreparedLayer> prepare_rebuild(i64 m, i64 n, i64 k) override {
@@ -819,9 +805,9 @@ class CudaBackend : public KernelBackend {
 // kernels have finished: forward(), backward() and time_gpu all synchronize.
 GpuLayer::~GpuLayer() { cudaSetDevice(backend_->device_index()); }
 
-void GpuLayer::run(const std::vector<GpuKernel>& kernels) {
+void GpuLayer::run(const std::vector<Kernel>& kernels) {
   CK(cudaSetDevice(backend_->device_index()));
-  for (const GpuKernel& k : kernels) k.enqueue();
+  for (const Kernel& k : kernels) k.run();
   CK(cudaStreamSynchronize(backend_->stream()));
 }
 

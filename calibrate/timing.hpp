@@ -2,6 +2,7 @@
 // median is the figure (robust to the odd preempted run), min and max are kept.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,27 @@ KernelTime time_host(const std::string& kernel, const std::string& algorithm, co
 }
 
 double median(std::vector<double> v);
+
+// One kernel of a prepared layer (kernel_backend.hpp): what calibrate records about it, and
+// the call that runs it (the CPU backend: runs it; the GPU backend: enqueues it on its stream).
+struct Kernel {
+  std::string name;
+  std::string algorithm;
+  double flops = 0;
+  std::function<void()> run;
+};
+
+// A layer's measurement from its prepared kernels, each timed by time_one(kernel), the
+// backend's timer (host clock or CUDA events): calibration and live runs share the kernels.
+template <class TimeOne>
+LayerMeasurement measure_layer(const Layer& l, const std::vector<Kernel>& forward,
+                               const std::vector<Kernel>& backward, TimeOne&& time_one) {
+  LayerMeasurement m;
+  m.layer = l.name;
+  m.kind = l.kind;
+  for (const Kernel& k : forward) m.forward.push_back(time_one(k));
+  for (const Kernel& k : backward) m.backward.push_back(time_one(k));
+  return m;
+}
 
 }  // namespace possim::calibrate

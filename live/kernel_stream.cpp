@@ -83,12 +83,38 @@ KernelStream::~KernelStream() {
   if (thread_.joinable()) thread_.join();
 }
 
-void KernelStream::submit(int layer, Pass pass, double extra_s, double slowdown, Done done) {
+void KernelStream::submit(const Task& task, double per_iteration_s, double slowdown, Done done) {
+  const bool fwd = task.label == "forward", rebuild = task.label == "rebuild";
+  const Pass pass = rebuild ? Pass::rebuild : !task.pass ? Pass::none : fwd ? Pass::forward : Pass::backward;
+  const double extra_s = rebuild ? 0.0 : !task.pass ? task.duration_s : (fwd && task.layer == 0 ? per_iteration_s : 0.0);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back(Job{layer, pass, extra_s, slowdown, std::move(done)});
+    jobs_.push_back(Job{task.layer, pass, extra_s, slowdown, std::move(done)});
   }
   cv_.notify_all();
+}
+
+std::vector<std::unique_ptr<KernelStream>> make_kernel_streams(const SyncPlan& plan, int node,
+                                                               const KernelSettings& s,
+                                                               const KernelStream::Failed& failed) {
+  const int gpus = std::max(1, plan.cluster.gpus_per_node);
+  // Every SFB layer's rebuild: [M x (P1-1)K] x [(P1-1)K x N], K the node's batch
+  // (model/strategies/plan_builder.cpp, sfb_sync).
+  std::vector<KernelStream::Rebuild> rebuilds;
+  for (const Task& t : plan.tasks)
+    if (t.resource == Resource::gpu && t.label == "rebuild") {
+      const Layer& l = s.net->layers.at(std::size_t(t.layer));
+      rebuilds.push_back({t.layer, l.fc_m, l.fc_n, std::int64_t(plan.batch_per_gpu) * gpus * (plan.workers - 1)});
+    }
+  const int devices = s.backend == "gpu" ? calibrate::gpu_device_count() : 0;
+  const int first = s.spread_over_devices ? node * gpus : 0;
+  double held = 0;
+  std::vector<std::unique_ptr<KernelStream>> out;
+  for (int g = 0; g < gpus; ++g) {
+    const int device = devices > 0 ? (first + g) % devices : g;  // none: the backend says so
+    out.push_back(std::make_unique<KernelStream>(s, plan.batch_per_gpu, rebuilds, device, &held, failed));
+  }
+  return out;
 }
 
 // No real-time priority here (unlike the emulation's sleeping threads, live/emulated.hpp):

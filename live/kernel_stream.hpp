@@ -16,6 +16,7 @@
 #include <deque>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "calibrate/kernel_backend.hpp"
+#include "model/plan/sync_plan.hpp"
 #include "model/workload/network.hpp"
 
 namespace possim::live {
@@ -37,14 +39,14 @@ struct KernelSettings {
   // 8 devices. Under mpirun each node has its machine: GPU g is device g.
   bool spread_over_devices = false;
   // Memory a node's prepared layers may hold, all GPUs together (bytes): more is refused
-  // with the layer that passed it named, before anything runs.
-  double max_bytes = 8e9;
+  // with the layer that passed it named, before anything runs. A GPU's own allocations fail
+  // with CUDA's message instead.
+  double max_bytes = std::numeric_limits<double>::infinity();
   bool enabled() const { return net != nullptr; }
 };
 
 class KernelStream {
  public:
-  enum class Pass { forward, backward, rebuild, none };
   // An SFB layer's rebuild: grad W (m x n) from the peers' factors, inner dimension k.
   struct Rebuild {
     int layer;
@@ -63,12 +65,14 @@ class KernelStream {
   KernelStream(const KernelStream&) = delete;
   KernelStream& operator=(const KernelStream&) = delete;
 
-  // A layer's pass (layer < 0 or Pass::none: no kernels), then `extra_s` of modelled time
-  // (the task's time the kernels do not cover), all stretched by `slowdown`.
-  void submit(int layer, Pass pass, double extra_s, double slowdown, Done done);
+  // A GPU task of the plan: a layer's pass or a rebuild runs its kernels (layer 0's forward
+  // then the framework's per_iteration_s as modelled); any other task its modelled time.
+  // All of it stretched by `slowdown`.
+  void submit(const Task& task, double per_iteration_s, double slowdown, Done done);
   const std::string& device() const { return device_; }
 
  private:
+  enum class Pass { forward, backward, rebuild, none };
   struct Job {
     int layer;
     Pass pass;
@@ -88,5 +92,11 @@ class KernelStream {
   bool stop_ = false;
   std::thread thread_;
 };
+
+// A worker node's streams, one per GPU, with every layer and rebuild of `plan` prepared.
+// Their devices: see KernelSettings::spread_over_devices. Throws as the constructor.
+std::vector<std::unique_ptr<KernelStream>> make_kernel_streams(const SyncPlan& plan, int node,
+                                                               const KernelSettings& s,
+                                                               const KernelStream::Failed& failed);
 
 }  // namespace possim::live

@@ -73,12 +73,10 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   launch.queue_ms *= dilation;  // the same switch buffer in bytes, at a k times slower rate
   launch.stall_timeout_s *= dilation;  // a phase without messages lasts k times longer
   // CPU kernels hold host memory, and a local run's nodes share this machine's: half of it,
-  // split between them (a GPU's own allocations fail with CUDA's message instead).
+  // split between them.
   if (kernels && launch.kernels.backend == "cpu") {
     const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
     launch.kernels.max_bytes = ram / 2 / (opt_.mpi ? 1 : nodes);
-  } else if (kernels) {
-    launch.kernels.max_bytes = 1e18;
   }
   if (dilation > 1 && launch.progress)
     launch.progress("time dilated " + fixed_text(dilation) + "x: " + std::to_string(nodes) + " nodes on " +

@@ -148,30 +148,14 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
         }
   const Rates& r = plan.rates;
   if (worker_) {
-    for (int g = 0; g < gpus_; ++g)
-      gpu_.push_back(std::make_unique<EmulatedResource>("gpu " + std::to_string(g), 1.0, EmulatedResource::Discipline::fifo));
+    if (opt.kernels.enabled())
+      kernels_ = make_kernel_streams(plan, me, opt.kernels, [this](const std::string& e) {
+        fail("node " + std::to_string(me_) + ": " + e);
+      });
+    else
+      for (int g = 0; g < gpus_; ++g)
+        gpu_.push_back(std::make_unique<EmulatedResource>("gpu " + std::to_string(g), 1.0, EmulatedResource::Discipline::fifo));
     gpu_last_.assign(std::size_t(gpus_), -1);
-    double held = 0;
-    // Every SFB layer's rebuild: [M x (P1-1)K] x [(P1-1)K x N], K the node's batch
-    // (model/strategies/plan_builder.cpp, sfb_sync).
-    std::vector<KernelStream::Rebuild> rebuilds;
-    if (opt.kernels.enabled())
-      for (const Task& t : plan.tasks)
-        if (t.resource == Resource::gpu && t.label == "rebuild") {
-          const Layer& l = opt.kernels.net->layers.at(std::size_t(t.layer));
-          rebuilds.push_back({t.layer, l.fc_m, l.fc_n,
-                              std::int64_t(plan.batch_per_gpu) * gpus_ * (plan.workers - 1)});
-        }
-    const int devices = opt.kernels.enabled() && opt.kernels.backend == "gpu" ? calibrate::gpu_device_count() : 0;
-    if (opt.kernels.enabled())
-      for (int g = 0; g < gpus_; ++g) {
-        const int first = opt.kernels.spread_over_devices ? me * gpus_ : 0;
-        const int device = devices > 0 ? (first + g) % devices : g;  // none: the backend says so
-        kernels_.push_back(std::make_unique<KernelStream>(opt.kernels, plan.batch_per_gpu, rebuilds, device, &held,
-                                                          [this](const std::string& e) {
-                                                            fail("node " + std::to_string(me_) + ": " + e);
-                                                          }));
-      }
     d2h_ = std::make_unique<EmulatedResource>("pcie d2h", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
     h2d_ = std::make_unique<EmulatedResource>("pcie h2d", r.pcie_bytes_per_s, EmulatedResource::Discipline::sharing);
     d2d_ = std::make_unique<EmulatedResource>("gpu-gpu", r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15,
@@ -261,18 +245,7 @@ void Node::launch(const Instance& in) {
           gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, cause_s_, std::move(done));
           continue;
         }
-        // Real kernels for the layer's own passes; the rest of the task's time (the
-        // framework's per-iteration work on layer 0's forward, or a task the backends have
-        // no kernels for) as modelled.
-        const bool fwd = task.label == "forward", rebuild = task.label == "rebuild";
-        const KernelStream::Pass pass = rebuild     ? KernelStream::Pass::rebuild
-                                        : !task.pass ? KernelStream::Pass::none
-                                        : fwd        ? KernelStream::Pass::forward
-                                                     : KernelStream::Pass::backward;
-        const double extra = rebuild      ? 0.0
-                             : !task.pass ? task.duration_s
-                                          : (fwd && task.layer == 0 ? plan_.per_iteration_s : 0.0);
-        kernels_[std::size_t(g)]->submit(task.layer, pass, extra, slow, std::move(done));
+        kernels_[std::size_t(g)]->submit(task, plan_.per_iteration_s, slow, std::move(done));
       }
       return;
     }
