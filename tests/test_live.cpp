@@ -329,13 +329,16 @@ TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of S
   // This machine's TCP (profiles/live_netns.json); AlexNet's 244 MB at 10 Gbit/s, scaled
   // down 20x. The shipped validation (reports/validation/) holds the model to 5%; here a
   // looser bound, as ctest may run this beside a CPU-heavy test on 2 cores.
+  // 8 iterations, so the live median is of 7: one steady iteration in 4 comes out 8-22%
+  // slower than the rest (the shaper's drops cut TCP's window; 36 dilated allreduce
+  // iterations measured), and a median of 3 landed on such iterations in one CI run (15.05%).
   const fs::path dir = fs::temp_directory_path() / ("possim_live_acc_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   {
     std::ofstream f(dir / "s.json");
     f << R"({"name": "acc", "model": "alexnet", "batch_per_gpu": 32,
              "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["ps", "allreduce"],
-             "profile": "live_netns", "iterations": 4,
+             "profile": "live_netns", "iterations": 8,
              "live": {"network_scale": 20, "links": "netns", "queue_ms": 10}})";
   }
   const Output o = run_possim("validate s.json --live --json v.json", dir, 300);
@@ -359,7 +362,7 @@ TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of S
     std::ofstream f(dir / "d.json");
     f << R"({"name": "acc_dilated", "model": "alexnet", "batch_per_gpu": 32,
              "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["allreduce"],
-             "profile": "live_netns", "iterations": 4,
+             "profile": "live_netns", "iterations": 8,
              "live": {"network_scale": 20, "links": "netns", "queue_ms": 10, "time_dilation": 2}})";
   }
   const Output d = run_possim("validate d.json --live --json vd.json", dir, 300);
