@@ -107,6 +107,7 @@ std::pair<double, double> parameter_range(const std::string& name) {
   if (n == "per_message_s") return {1e-9, 1.0};
   if (n == "per_iteration_s") return {1e-6, 10.0};
   if (n == "server_per_peer_s") return {1e-9, 1.0};
+  if (n == "step_sync_s") return {1e-6, 1.0};
   // Upper ends below the profile reader's limits (1e13 B/s), so a fit at its bound still
   // writes a profile possim reads.
   if (n == "server_apply_bytes_per_s" || n == "runtime_copy_bytes_per_s" ||

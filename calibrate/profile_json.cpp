@@ -65,6 +65,7 @@ ojson profile_to_json(const Profile& p) {
                {"runtime_copy_bytes_per_s", p.runtime_copy_bytes_per_s},
                {"client_pass_bytes_per_s", p.client_pass_bytes_per_s},
                {"server_update_bytes_per_s", p.server_update_bytes_per_s},
+               {"step_sync_s", p.step_sync_s},
                {"stacks", stacks},
                {"default_stacks", defaults},
                {"sources", sources}};

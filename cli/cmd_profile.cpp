@@ -52,6 +52,7 @@ void print_rates(const Profile& p, std::ostream& out) {
   t.add({"per_message_s", si(p.per_message_s, "s")});
   t.add({"server_apply_bytes_per_s", si(p.server_apply_bytes_per_s, "B/s")});
   t.add({"per_iteration_s", si(p.per_iteration_s, "s")});
+  if (p.step_sync_s > 0) t.add({"step_sync_s", si(p.step_sync_s, "s")});
   t.add({"throughput points", std::to_string(p.throughput.size())});
   t.add({"measured timing sets", std::to_string(p.measured.size())});
   t.print(out);

@@ -121,6 +121,7 @@ class Node {
   std::vector<std::unique_ptr<EmulatedResource>> gpu_;
   std::vector<std::unique_ptr<KernelStream>> kernels_;  // kernel compute: one per GPU
   std::unique_ptr<EmulatedResource> d2h_, h2d_, d2d_, cpu_;
+  std::unique_ptr<EmulatedResource> round_;  // a barrier's fixed round (a stack's step sync), in seconds
 };
 
 Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address, const NodeOptions& opt)
@@ -162,6 +163,7 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
                                       EmulatedResource::Discipline::sharing);
   }
   cpu_ = std::make_unique<EmulatedResource>("server cpu", r.server_apply_bytes_per_s, EmulatedResource::Discipline::sharing);
+  round_ = std::make_unique<EmulatedResource>("step sync", 1.0, EmulatedResource::Discipline::sharing);
 }
 
 int Node::node_of(const Instance& in) const {
@@ -306,7 +308,17 @@ void Node::launch(const Instance& in) {
       if (remote == 0) complete(in);
       return;
     }
-    case Resource::none: complete(in, cause_s_); return;
+    case Resource::none:  // every node's replica waits out the barrier's round, if any
+      if (task.duration_s <= 0) {
+        complete(in, cause_s_);
+        return;
+      }
+      left_[i] = 1;
+      round_->submit(task.duration_s, 0, -1, [this, in](double, double) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!stop_) part_done(in);
+      });
+      return;
   }
 }
 

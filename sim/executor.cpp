@@ -101,8 +101,24 @@ void Executor::launch(const Instance& in) {
       if (plan_.tasks[in.task].pattern == FlowPattern::collective) launch_collective(in);
       else run_flows(in);
       return;
-    case Resource::none: complete(in); return;
+    case Resource::none: launch_barrier(in); return;
   }
+}
+
+// A barrier is done once its deps are, on every worker, plus its fixed round (a stack's
+// step synchronisation), if any.
+void Executor::launch_barrier(const Instance& in) {
+  const double round_s = plan_.tasks[in.task].duration_s;
+  if (round_s <= 0) {
+    complete(in);
+    return;
+  }
+  sg4::Actor::create(plan_.tasks[in.task].label, platform_.node[0], [this, in, round_s] {
+    const double t0 = now();
+    sg4::this_actor::sleep_for(round_s);
+    recorder_.task(in, "step sync", t0, now());
+    complete(in);
+  });
 }
 
 void Executor::complete(const Instance& in) {

@@ -87,6 +87,7 @@ class Executor {
   void run_gpu(int worker, int gpu);
   void launch_copy(const Instance& in);
   void launch_host_exec(const Instance& in);
+  void launch_barrier(const Instance& in);
   void run_flows(const Instance& in);
   void post(const Outgoing& out);
   // A long-lived sender on a node's ctl host: up to kCommsPerSender flows in flight.

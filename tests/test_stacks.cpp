@@ -5,6 +5,9 @@
 #include <cmath>
 
 #include "calibrate/measurements.hpp"
+#include "model/analytic/analytic_engine.hpp"
+#include "model/run/breakdown.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/input/profile.hpp"
 #include "model/input/scenario.hpp"
@@ -28,7 +31,8 @@ const char* kProfile = R"({
     "fast": {"framework": "tensorflow", "server_apply_bytes_per_s": 4e9},
     "naive": {"framework": "caffe", "client_pass_bytes_per_s": 5e9, "runtime_copy_bytes_per_s": 20e9,
               "server_update_bytes_per_s": 1e9, "sources": {"client_pass_bytes_per_s": "why"}},
-    "late": {"sync_after_backward": true}
+    "late": {"sync_after_backward": true},
+    "clocked": {"framework": "caffe", "step_sync_s": 0.05}
   },
   "default_stacks": {"ps": "naive", "wfbp": "fast"}
 })";
@@ -56,7 +60,7 @@ TEST_CASE("a stack overrides software parameters and picks its framework's throu
           "[stacks]") {
   const Profile p = parse_profile(kProfile, "two_stacks.json");
   const Network net = make_zoo_network("alexnet");
-  REQUIRE(p.stacks.size() == 3);
+  REQUIRE(p.stacks.size() == 4);
   CHECK(p.stack_for("ps") == "naive");
   CHECK(p.stack_for("poseidon").empty());
   CHECK(p.stack_for("poseidon", "fast") == "fast");
@@ -106,6 +110,50 @@ TEST_CASE("stack mechanisms set the plan's rates by their formulas", "[stacks]")
   const SyncPlan plain = make_plan("wfbp", request(net, p.for_strategy("wfbp"), 4));
   CHECK(plain.rates.pcie_bytes_per_s == 10e9);
   CHECK(plain.rates.server_apply_bytes_per_s == 4e9);
+}
+
+TEST_CASE("a stack's step synchronisation round ends every BSP step, in every engine", "[stacks]") {
+  const Profile p = parse_profile(kProfile, "two_stacks.json");
+  const Network net = make_zoo_network("alexnet");
+  const Profile clocked = p.with_stack("clocked");
+  REQUIRE(clocked.step_sync_s == 0.05);
+  for (const std::string strategy : {"ps", "wfbp", "allreduce"})
+    for (int nodes : {1, 4}) {
+      INFO(strategy << " on " << nodes << " nodes");
+      PlanRequest r = request(net, clocked, nodes);
+      r.iterations = 4;
+      const SyncPlan with = make_plan(strategy, r);
+      int rounds = 0;
+      for (const Task& t : with.tasks)
+        if (t.resource == Resource::none && t.duration_s > 0) {
+          ++rounds;
+          CHECK(t.duration_s == 0.05);
+          CHECK(t.scope == Scope::cluster);
+        }
+      CHECK(rounds == 1);  // one round per step, on the step's barrier
+      // The same plan without the round: each engine's step is longer by exactly the
+      // round, which the breakdown books as barrier wait.
+      SyncPlan without = with;
+      for (Task& t : without.tasks)
+        if (t.resource == Resource::none) t.duration_s = 0;
+      const Result a1 = AnalyticEngine().run(with, {}), a0 = AnalyticEngine().run(without, {});
+      const Result s1 = sim::SimGridEngine().run(with, {}), s0 = sim::SimGridEngine().run(without, {});
+      CHECK(a1.iteration_s - a0.iteration_s == Approx(0.05).margin(1e-9));
+      CHECK(s1.iteration_s - s0.iteration_s == Approx(0.05).margin(1e-6));
+      CHECK(s1.breakdown[TimeShare::barrier_wait] - s0.breakdown[TimeShare::barrier_wait] ==
+            Approx(0.05).margin(1e-6));
+      CHECK(s1.breakdown.total() == Approx(s1.iteration_s).epsilon(1e-6));
+    }
+  // SSP has no step barrier: no worker waits for the round.
+  PlanRequest r = request(net, clocked, 4);
+  r.options.consistency = Consistency::ssp;
+  r.options.staleness = 1;
+  for (const Task& t : make_plan("ps", r).tasks) CHECK((t.duration_s == 0 || t.resource != Resource::none));
+  // Read as a stack parameter: seconds in [0, 1].
+  std::string bad = kProfile;
+  const std::string round = "\"step_sync_s\": 0.05";
+  bad.replace(bad.find(round), round.size(), "\"step_sync_s\": 5");
+  CHECK_THROWS_WITH(parse_profile(bad, "b.json"), Catch::Contains("stacks.clocked.step_sync_s"));
 }
 
 TEST_CASE("a stack that syncs after the whole backward pass delays every 1-bit quantization",

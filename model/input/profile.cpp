@@ -41,7 +41,7 @@ const std::vector<std::string> kTopFields = {
     "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
-    "server_update_bytes_per_s", "stacks",
+    "server_update_bytes_per_s", "step_sync_s", "stacks",
     "default_stacks", "sources"};
 // clang-format on
 
@@ -273,7 +273,7 @@ const std::vector<std::string>& stack_parameter_names() {
   static const std::vector<std::string> n = {
       "server_apply_bytes_per_s", "per_message_s",           "per_iteration_s",
       "server_per_peer_s",        "runtime_copy_bytes_per_s", "quantize_bytes_per_s",
-      "client_pass_bytes_per_s",  "server_update_bytes_per_s"};
+      "client_pass_bytes_per_s",  "server_update_bytes_per_s", "step_sync_s"};
   return n;
 }
 
@@ -286,6 +286,7 @@ double* Profile::parameter_field(const std::string& n) {
   if (n == "quantize_bytes_per_s") return &quantize_bytes_per_s;
   if (n == "client_pass_bytes_per_s") return &client_pass_bytes_per_s;
   if (n == "server_update_bytes_per_s") return &server_update_bytes_per_s;
+  if (n == "step_sync_s") return &step_sync_s;
   return nullptr;
 }
 
@@ -426,6 +427,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.per_message_s = seconds("per_message_s", 1);
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
   p.server_per_peer_s = seconds("server_per_peer_s", 1);
+  p.step_sync_s = seconds("step_sync_s", 1);
   if (j.contains("server_update_bytes_per_s"))
     p.server_update_bytes_per_s =
         r.number(j["server_update_bytes_per_s"], "server_update_bytes_per_s", 0, kMaxBytesPerS,

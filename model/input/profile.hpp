@@ -95,6 +95,11 @@ struct Profile {
   // per shard, so its host work grows with the cluster while its bytes on the wire do not.
   // Bytes per second of one pass; 0: the client indexes its keys directly (no pass).
   double client_pass_bytes_per_s = 0;
+  // A BSP step's synchronisation round in the stack's PS runtime, fixed seconds whatever
+  // the bytes: each worker tells the servers its step is done (its clock), the servers'
+  // barrier waits for every worker, and the release wakes the workers' solvers. Charged on
+  // the step's barrier, after the last sync. 0: the round costs nothing beyond the sync.
+  double step_sync_s = 0;
 
   // Software stacks (see SoftwareStack) and the stack each strategy runs on by default.
   std::map<std::string, SoftwareStack> stacks;

@@ -26,7 +26,8 @@ const char* share_meaning(TimeShare s) {
       "PCIe and GPU-to-GPU copies not hidden",
       "the stack's host work on each copied byte (runtime staging, PS client passes) not hidden",
       "parameter-server shards applying updates",
-      "SF rebuild on the GPU", "1-bit quantization on the GPU", "waiting for stragglers"};
+      "SF rebuild on the GPU", "1-bit quantization on the GPU",
+      "the step's barrier: waiting for stragglers, and the stack's step synchronisation round"};
   return names[std::size_t(s)];
 }
 
@@ -42,7 +43,7 @@ TimeShare share_of(const Task& t) {
     case Resource::intra_node: return TimeShare::pcie;
     case Resource::network: return TimeShare::network;
     case Resource::server_cpu: return TimeShare::server_apply;
-    case Resource::none: return TimeShare::barrier_wait;  // a barrier: waiting for every worker
+    case Resource::none: return TimeShare::barrier_wait;  // waiting for every worker, then its round
   }
   return TimeShare::compute;
 }

@@ -288,11 +288,16 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
   return add(t);
 }
 
+// BSP: the next step starts after a barrier, which carries the stack's step_sync_s (the
+// clock round with the servers). SSP: each layer waits on its own sync staleness + 1 steps
+// back, and no worker waits for the round, so it costs nothing there.
 void PlanBuilder::close_iteration(const std::vector<std::pair<int, TaskId>>& synced) {
   if (plan_.consistency == Consistency::bsp) {
     Deps all;
     for (const auto& [layer, done] : synced) all.push_back(now(done));
-    add_forward_dep(0, prev(barrier(all)));
+    const TaskId end = barrier(all);
+    plan_.tasks[end].duration_s = req_.profile->step_sync_s;  // the stack's round, if any
+    add_forward_dep(0, prev(end));
     return;
   }
   for (const auto& [layer, done] : synced)
