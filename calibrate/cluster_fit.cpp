@@ -348,14 +348,14 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       if (!p.throughput.empty())
         p.sources["throughput"] =
             "points of base profile " + base.name + " x compute_scale " + value + ", " + how;
-    } else if (!stack.empty()) {
-      std::string& src = p.stacks[stack].sources[n];
-      // Keep the mechanism's description (the text before " -- fitted"), replace the figure.
-      const auto cut = src.find(" -- fitted:");
-      src = (cut == std::string::npos ? src : src.substr(0, cut));
-      src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
     } else {
-      p.sources[n] = value + ", " + how;
+      std::string& src = stack.empty() ? p.sources[n] : p.stacks[stack].sources[n];
+      // Keep the mechanism's description (the text before " -- fitted"), replace the figure.
+      // A base source that is only a figure (no mechanism) goes whole.
+      const auto cut = src.find(" -- fitted:");
+      src = cut != std::string::npos ? src.substr(0, cut)
+                                     : src.find("fitted by possim calibrate fit") != std::string::npos ? "" : src;
+      src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
     }
   }
   fit.fitted = p;

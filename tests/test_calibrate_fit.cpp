@@ -203,6 +203,13 @@ TEST_CASE("fit with a subset of parameters free leaves the others at the base va
   CHECK(f.fitted.peak_flops_per_s == Approx(base.peak_flops_per_s * 1.1).epsilon(1e-4));
   CHECK(f.fitted.sources.at("tcp_goodput").find("fitted by possim calibrate fit") !=
         std::string::npos);
+  // A parameter's mechanism, as its source says it, outlives a refit: only the figure changes.
+  Profile described = base;
+  described.sources["tcp_goodput"] = "TCP's share of the line rate -- fitted: 0.5 +/- 0.1, earlier";
+  const std::string refit = fit_cluster(described, m, opt).fitted.sources.at("tcp_goodput");
+  CHECK(refit.rfind("TCP's share of the line rate -- fitted: 0.7", 0) == 0);
+  CHECK(refit.find("earlier") == std::string::npos);
+  CHECK(fit_cluster(f.fitted, m, opt).fitted.sources.at("tcp_goodput").rfind("fitted: 0.7", 0) == 0);
   for (const auto& t : f.fitted.throughput) CHECK(t.source.find("Poseidon") != std::string::npos);
 
   opt.free = {"tcp_goodput", "compute_scale", "per_message_s", "pcie_bytes_per_s",
