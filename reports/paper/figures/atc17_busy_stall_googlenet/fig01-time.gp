@@ -1,5 +1,5 @@
 # Where an iteration goes: googlenet, 8 nodes x 1 GPU, 40 Gbit/s
-# Written by possim report (possim fcd5c59-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim f01c237-dirty). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -19,7 +19,8 @@ plot 'fig01-time.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 3 title 'net' lc rgb '#d62728', \
      '' using 4 title 'PCIe' lc rgb '#ff7f0e', \
      '' using 5 title 'host copy' lc rgb '#ffbb78', \
-     '' using 6 title 'apply' lc rgb '#8c564b'
+     '' using 6 title 'apply' lc rgb '#8c564b', \
+     '' using 7 title 'wait' lc rgb '#7f7f7f'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig01-time.png'
 replot

@@ -1,5 +1,5 @@
 # Predicted against measured throughput (traces/measured/caffe_ps.csv + traces/measured/cntk_1bit.csv + traces/measured/poseidon_caffe.csv + traces/measured/single_gpu.csv + traces/measured/tf_stock.csv)
-# Written by possim report (possim fcd5c59-dirty). Run `gnuplot fig01-measured.gp` in this folder
+# Written by possim report (possim f01c237-dirty). Run `gnuplot fig01-measured.gp` in this folder
 # to draw fig01-measured.svg and fig01-measured.png again from fig01-measured.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -11,8 +11,8 @@ set ylabel 'predicted images/s'
 set grid
 set key top left box opaque
 set size ratio -1
-set xrange [0:25.1245]
-set yrange [0:25.1245]
+set xrange [0:24.9329]
+set yrange [0:24.9329]
 plot x with lines lw 1.5 lc rgb '#555555' title 'predicted = measured', \
      1.1 * x with lines dt 2 lc rgb '#999999' title '10% off', \
      0.9 * x with lines dt 2 lc rgb '#999999' notitle, \

@@ -1,5 +1,5 @@
 # Predicted against measured throughput (traces/measured/caffe_ps.csv + traces/measured/cntk_1bit.csv + traces/measured/poseidon_caffe.csv + traces/measured/single_gpu.csv + traces/measured/tf_stock.csv)
-# Written by possim report (possim fcd5c59-dirty). Run `gnuplot fig01-measured.gp` in this folder
+# Written by possim report (possim f01c237-dirty). Run `gnuplot fig01-measured.gp` in this folder
 # to draw fig01-measured.svg and fig01-measured.png again from fig01-measured.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -12,8 +12,8 @@ set grid
 set key top left box opaque
 set size ratio -1
 set logscale xy
-set xrange [14.1802:1131.38]
-set yrange [14.1802:1131.38]
+set xrange [14.2308:1131.38]
+set yrange [14.2308:1131.38]
 plot x with lines lw 1.5 lc rgb '#555555' title 'predicted = measured', \
      1.1 * x with lines dt 2 lc rgb '#999999' title '10% off', \
      0.9 * x with lines dt 2 lc rgb '#999999' notitle, \

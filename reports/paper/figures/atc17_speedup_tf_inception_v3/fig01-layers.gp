@@ -1,5 +1,5 @@
 # Sync windows: inception_v3, 32 nodes x 1 GPU, 40 Gbit/s, poseidon (simgrid)
-# Written by possim report (possim fcd5c59-dirty). Run `gnuplot fig01-layers.gp` in this folder
+# Written by possim report (possim f01c237-dirty). Run `gnuplot fig01-layers.gp` in this folder
 # to draw fig01-layers.svg and fig01-layers.png again from fig01-layers.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -13,7 +13,7 @@ set yrange [193.5:-0.5]
 set xrange [0:764.021]
 set grid xtics
 set key below horizontal
-set arrow from 741.767, graph 0 to 741.767, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555'
+set arrow from 741.768, graph 0 to 741.768, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555'
 plot 'fig01-layers.dat' index 0 using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '#1f77b4' title 'sfb', \
      'fig01-layers.dat' index 1 using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '#ff7f0e' title 'ps'
 set terminal pngcairo size 760,1400 noenhanced font 'Sans,10' background rgb 'white'

@@ -1,5 +1,5 @@
 # Sync windows: alexnet, 8 nodes x 1 GPU, 40 Gbit/s, poseidon (simgrid)
-# Written by possim report (possim fcd5c59-dirty). Run `gnuplot fig01-layers.gp` in this folder
+# Written by possim report (possim f01c237-dirty). Run `gnuplot fig01-layers.gp` in this folder
 # to draw fig01-layers.svg and fig01-layers.png again from fig01-layers.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -10,10 +10,10 @@ set xlabel 'time from the iteration''s start (ms)'
 set ytics ('fc8' 0, 'fc7' 1, 'fc6' 2, 'conv5' 3, 'conv4' 4, 'conv3' 5, 'conv2' 6, 'conv1' 7)
 set ytics font ',9'
 set yrange [7.5:-0.5]
-set xrange [0:608.98]
+set xrange [0:608.995]
 set grid xtics
 set key below horizontal
-set arrow from 591.243, graph 0 to 591.243, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555'
+set arrow from 591.257, graph 0 to 591.257, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555'
 plot 'fig01-layers.dat' index 0 using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '#1f77b4' title 'sfb', \
      'fig01-layers.dat' index 1 using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '#ff7f0e' title 'ps'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'

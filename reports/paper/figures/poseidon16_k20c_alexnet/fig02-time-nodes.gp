@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: alexnet, ps (simgrid), 1 GPU/node, 40 Gbit/s
-# Written by possim report (possim fcd5c59-dirty). Run `gnuplot fig02-time-nodes.gp` in this folder
+# Written by possim report (possim f01c237-dirty). Run `gnuplot fig02-time-nodes.gp` in this folder
 # to draw fig02-time-nodes.svg and fig02-time-nodes.png again from fig02-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -20,7 +20,8 @@ plot 'fig02-time-nodes.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 3 title 'net' lc rgb '#d62728', \
      '' using 4 title 'PCIe' lc rgb '#ff7f0e', \
      '' using 5 title 'host copy' lc rgb '#ffbb78', \
-     '' using 6 title 'apply' lc rgb '#8c564b'
+     '' using 6 title 'apply' lc rgb '#8c564b', \
+     '' using 7 title 'wait' lc rgb '#7f7f7f'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig02-time-nodes.png'
 replot
