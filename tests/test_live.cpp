@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
+#include "model/run/breakdown.hpp"
 #include "live/emulated.hpp"
 #include "live/live_engine.hpp"
 #include "model/analytic/analytic_engine.hpp"
@@ -431,4 +432,22 @@ TEST_CASE("SSP with log-normal stragglers and drops runs live: every instance, t
     // (Not the time breakdown: under SSP with stragglers its shares do not add up to the
     // iteration in either engine, SimGrid's included: a known gap, see the closing note.)
   }
+}
+
+TEST_CASE("a stack's step synchronisation round is waited out live, and booked as barrier wait",
+          "[live]") {
+  const Network net = small_cnn();
+  Profile prof = flat_profile();
+  prof.step_sync_s = 0.05;
+  live::LiveOptions o;
+  o.network_scale = 100;
+  o.launch.netns = false;
+  const SyncPlan plan = make_plan("ps", request(net, prof, 2, 40, 32, 4));
+  const Result sim = sim::SimGridEngine().run(plan, {});
+  const Result live = live::LiveEngine(o).run(plan, {});
+  CHECK(sim.breakdown[TimeShare::barrier_wait] == Approx(0.05).margin(1e-6));
+  // A live wait ends late on a busy machine, never early.
+  INFO("live iteration " << live.iteration_s << " s");
+  CHECK(live.breakdown[TimeShare::barrier_wait] >= 0.05 * 0.999);
+  CHECK(live.breakdown[TimeShare::barrier_wait] < 0.05 + 0.03);
 }
