@@ -446,8 +446,8 @@ TEST_CASE("a stack's step synchronisation round is waited out live, and booked a
   const Result sim = sim::SimGridEngine().run(plan, {});
   const Result live = live::LiveEngine(o).run(plan, {});
   CHECK(sim.breakdown[TimeShare::barrier_wait] == Approx(0.05).margin(1e-6));
-  // A live wait ends late on a busy machine, never early.
+  // A live wait ends late on a busy machine, never early; and it is booked once.
   INFO("live iteration " << live.iteration_s << " s");
   CHECK(live.breakdown[TimeShare::barrier_wait] >= 0.05 * 0.999);
-  CHECK(live.breakdown[TimeShare::barrier_wait] < 0.05 + 0.03);
+  CHECK(live.breakdown[TimeShare::barrier_wait] < 2 * 0.05);
 }
