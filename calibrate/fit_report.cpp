@@ -41,9 +41,11 @@ nlohmann::json points_json(const std::vector<PointResult>& points) {
 // Pairs of parameters the points cannot tell apart (|correlation| above 0.95).
 std::vector<std::string> confounded(const ClusterFit& f) {
   std::vector<std::string> out;
+  // A parameter the points do not determine at all has no meaningful correlation.
+  const auto determined = [&](std::size_t i) { return i < f.sigma.size() && std::isfinite(f.sigma[i]); };
   for (std::size_t i = 0; i < f.names.size(); ++i)
     for (std::size_t j = i + 1; j < f.names.size(); ++j)
-      if (i < f.correlation.size() && j < f.correlation[i].size() &&
+      if (determined(i) && determined(j) && i < f.correlation.size() && j < f.correlation[i].size() &&
           std::fabs(f.correlation[i][j]) > 0.95)
         out.push_back(f.names[i] + " and " + f.names[j] + " (correlation " +
                       three_decimals(f.correlation[i][j]) + ")");

@@ -149,11 +149,20 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       }
       c.print(std::cout);
     }
-    for (std::size_t i = 0; i < f.names.size(); ++i)
-      if (!std::isfinite(f.sigma[i]))
-        std::cout << "note: these points do not determine " << f.names[i]
+    for (std::size_t i = 0; i < f.names.size(); ++i) {
+      if (std::isfinite(f.sigma[i])) continue;
+      const std::string& n = f.names[i];
+      const bool per_iteration = n.size() >= 15 && n.compare(n.size() - 15, 15, "per_iteration_s") == 0;
+      if (per_iteration)  // it sits on the GPU, inside the time the throughput points fix
+        std::cout << "note: these points do not determine " << n
+                  << ": a model's single-GPU throughput point times its layers to batch / "
+                     "images_per_s less per_iteration_s, so the iteration absorbs it; a fixed cost "
+                     "outside the GPU is STACK.step_sync_s\n";
+      else
+        std::cout << "note: these points do not determine " << n
                   << " (it never limits an iteration they measured); measure it directly or add "
                      "points where it does\n";
+    }
     for (const auto& pair : cal::confounded(f))
       std::cout << "note: these points hardly tell apart " << pair
                 << ": only their combination is determined\n";

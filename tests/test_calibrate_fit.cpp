@@ -347,6 +347,23 @@ TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by p
   CHECK_FALSE(fs::exists(dir / "never.json"));
   const test::Output help = test::run_possim("calibrate fit --help", dir);
   CHECK(help.status == 0);
+
+  // per_iteration_s sits inside the single-GPU time that a throughput point fixes (these
+  // models have one): the fit says it is absorbed, and lists no correlation for it.
+  MeasurementSet timed = design({{"vgg19", 32, "ps", 1, 40.0},
+                                 {"vgg19", 32, "wfbp", 4, 10.0},
+                                 {"googlenet", 128, "ps", 2, 40.0}});
+  measure(timed, truth, 0.0, 1);
+  std::ofstream(dir / "timed.csv") << measurements_csv(timed.points);
+  const test::Output absorbed = test::run_possim(
+      "calibrate fit timed.csv --profile base.json --engine analytic --out pi.json "
+      "--free per_iteration_s,tcp_goodput",
+      dir);
+  INFO(absorbed.err << absorbed.out);
+  REQUIRE(absorbed.status == 0);
+  CHECK(absorbed.out.find("do not determine per_iteration_s: a model's single-GPU throughput point") !=
+        std::string::npos);
+  CHECK(absorbed.out.find("hardly tell apart per_iteration_s") == std::string::npos);
   fs::remove_all(dir);
 }
 
