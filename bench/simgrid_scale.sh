@@ -40,7 +40,9 @@ point() {  # strategy nodes placement mode
 for strategy in poseidon wfbp ps; do
   for nodes in 8 32 128 256 1024 4096; do
     point "$strategy" "$nodes" dedicated reduce
-    [ "$nodes" -le "$MAX_FULL" ] && point "$strategy" "$nodes" dedicated full
-    [ "$nodes" -le "$MAX_FULL" ] && point "$strategy" "$nodes" colocated full
+    if [ "$nodes" -le "$MAX_FULL" ]; then
+      point "$strategy" "$nodes" dedicated full
+      point "$strategy" "$nodes" colocated full
+    fi
   done
 done
