@@ -117,7 +117,7 @@ TEST_CASE("a stack's step synchronisation round ends every BSP step, in every en
   const Network net = make_zoo_network("alexnet");
   const Profile clocked = p.with_stack("clocked");
   REQUIRE(clocked.step_sync_s == 0.05);
-  for (const std::string strategy : {"ps", "wfbp", "allreduce"})
+  for (const std::string strategy : {"ps", "wfbp", "allreduce", "tf_stock"})
     for (int nodes : {1, 4}) {
       INFO(strategy << " on " << nodes << " nodes");
       PlanRequest r = request(net, clocked, nodes);

@@ -285,19 +285,18 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
   t.scope = Scope::cluster;
   t.label = "barrier";
   t.deps = deps;
+  t.duration_s = req_.profile->step_sync_s;  // the stack's round, if any
   return add(t);
 }
 
-// BSP: the next step starts after a barrier, which carries the stack's step_sync_s (the
-// clock round with the servers). SSP: each layer waits on its own sync staleness + 1 steps
-// back, and no worker waits for the round, so it costs nothing there.
+// BSP: the next step starts after the step's barrier, which carries the stack's step round.
+// SSP: each layer waits on its own sync staleness + 1 steps back, and no worker waits for the
+// round (its clock is sent asynchronously), so it costs nothing there.
 void PlanBuilder::close_iteration(const std::vector<std::pair<int, TaskId>>& synced) {
   if (plan_.consistency == Consistency::bsp) {
     Deps all;
     for (const auto& [layer, done] : synced) all.push_back(now(done));
-    const TaskId end = barrier(all);
-    plan_.tasks[end].duration_s = req_.profile->step_sync_s;  // the stack's round, if any
-    add_forward_dep(0, prev(end));
+    add_forward_dep(0, prev(barrier(all)));
     return;
   }
   for (const auto& [layer, done] : synced)

@@ -75,6 +75,8 @@ class PlanBuilder {
   // Add a dependency to a task already written (for deps on tasks written later, lag >= 1).
   void add_dep(TaskId task, Dep d) { plan_.tasks.at(task).deps.push_back(d); }
 
+  // The step's barrier: done when `deps` are done on every worker, plus the stack's step
+  // synchronisation round (Profile::step_sync_s), if any.
   TaskId barrier(const Deps& deps);
   // Close the iteration under the scenario's consistency model. BSP: a barrier on every
   // layer's sync, and f_0 of the next iteration waits for it. SSP with staleness s:
