@@ -387,3 +387,40 @@ TEST_CASE("trimmed line fit drops one-sided outliers (descheduled messages)", "[
   y2[9] -= 0.01;
   CHECK(fit_line_trimmed(x, y2).dropped == 0);
 }
+
+TEST_CASE("the shipped titanx_maxwell profile reproduces POSEIDON.md section 9's measured points",
+          "[fit][cli]") {
+  // The measurement files of traces/measured/, predicted by possim's default engine. Points
+  // that the shipped mechanisms fit must stay within the 3% that issue 8 asks for; Caffe+PS's
+  // VGG19 one-node point and its VGG19-22K curve are known misfits (reports/paper/README.md:
+  // 6.4% and up to 13.5%), held here only against getting worse.
+  const fs::path dir = test::scratch("fit", "section9");
+  const fs::path measured = fs::path(POSSIM_TESTS_DIR) / ".." / "traces" / "measured";
+  std::string files;
+  for (const char* f : {"caffe_ps.csv", "cntk_1bit.csv", "poseidon_caffe.csv", "single_gpu.csv", "tf_stock.csv"})
+    files += " '" + (measured / f).string() + "'";
+  const test::Output o = test::run_possim("validate" + files + " --json v.json", dir, 300);
+  INFO(o.err << o.out);
+  REQUIRE(o.status == 0);
+  std::ifstream in(dir / "v.json");
+  const auto v = nlohmann::json::parse(in);
+  REQUIRE(v.at("points").size() == 19);
+  CHECK(v.at("profile") == "titanx_maxwell");
+  CHECK(v.at("engine") == "simgrid");
+  int misfits = 0;
+  for (const auto& p : v.at("points")) {
+    const double error = std::fabs(p.at("relative_error").get<double>());
+    const bool curve = p.at("stack") == "caffe_ps" && p.at("nodes").get<int>() > 1;
+    const bool vgg19_one_node = p.at("stack") == "caffe_ps" && p.at("model") == "vgg19";
+    INFO(p.at("where").get<std::string>() << ": " << 100 * p.at("relative_error").get<double>() << "%");
+    if (curve || vgg19_one_node) {
+      ++misfits;
+      CHECK(error < 0.15);
+    } else {
+      CHECK(error < 0.03);
+    }
+  }
+  CHECK(misfits == 6);
+  CHECK(v.at("mean_abs_error").get<double>() < 0.03);
+  fs::remove_all(dir);
+}
