@@ -90,7 +90,11 @@ TEST_CASE("a prepared layer holds its buffers and runs the kernels time_layer ti
   CHECK(fp < 2.0 * ft);
   CHECK(bp > 0.5 * bt);
   CHECK(bp < 2.0 * bt);
-  CHECK(bt > 1.3 * ft);  // time_layer's backward is the two kernels
+  // time_layer's backward is the two kernels: against the fastest forward seen, as
+  // time_layer's own forward is the first run on buffers it has just built (no warm-up
+  // after the first try) and came out 39% slower than the prepared one in a CI run
+  // (0.00312 s against 0.00225 s), more than its backward / 1.3.
+  CHECK(bt > 1.3 * std::min(ft, fp));
 }
 
 TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not the plan's", "[live]") {
