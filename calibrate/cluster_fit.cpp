@@ -353,8 +353,10 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       // Keep the mechanism's description (the text before " -- fitted"), replace the figure.
       // A base source that is only a figure (no mechanism) goes whole.
       const auto cut = src.find(" -- fitted:");
-      src = cut != std::string::npos ? src.substr(0, cut)
-                                     : src.find("fitted by possim calibrate fit") != std::string::npos ? "" : src;
+      if (cut != std::string::npos)
+        src.resize(cut);
+      else if (src.find("fitted by possim calibrate fit") != std::string::npos)
+        src.clear();
       src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
     }
   }

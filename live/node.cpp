@@ -163,7 +163,10 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
                                       EmulatedResource::Discipline::sharing);
   }
   cpu_ = std::make_unique<EmulatedResource>("server cpu", r.server_apply_bytes_per_s, EmulatedResource::Discipline::sharing);
-  round_ = std::make_unique<EmulatedResource>("step sync", 1.0, EmulatedResource::Discipline::sharing);
+  // Its thread only where a stack's step round is charged (Profile::step_sync_s).
+  if (std::any_of(plan.tasks.begin(), plan.tasks.end(),
+                  [](const Task& t) { return t.resource == Resource::none && t.duration_s > 0; }))
+    round_ = std::make_unique<EmulatedResource>("step sync", 1.0, EmulatedResource::Discipline::sharing);
 }
 
 int Node::node_of(const Instance& in) const {
