@@ -33,7 +33,6 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   left_.assign(graph_.size(), 0);
   outbox_.resize(std::size_t(plan.cluster.total_nodes()));
-  senders_.resize(outbox_.size());
   if (fold_.on()) {
     fold_sent_.assign(outbox_.size() * std::size_t(graph_.iterations()), 0);
     fold_received_ = fold_sent_;
@@ -67,6 +66,8 @@ void Executor::start() {
     gpu_last_.push_back(InstanceTiming::kNone);
   }
   start_drains();
+  network_ = make_nic_network(sim_.network, platform_,
+                              std::vector<sg4::Mailbox*>(inbox_.begin(), inbox_.begin() + long(outbox_.size())));
   // One engine per process (a child of SimGridEngine::run): the signal outlives no run.
   sg4::Engine::on_time_advance_cb([this](double delta_s) { recorder_.sample_link_loads(delta_s); });
   for (int w = 0; w < plan_.workers; ++w)
@@ -199,7 +200,7 @@ void Executor::unfold(Result& r) const {
 void Executor::stop_drains() {
   if (stopped_) return;
   stopped_ = true;
-  stop_senders();
+  network_->stop();
   for (std::size_t i = 0; i < inbox_.size(); ++i) {
     sg4::Mailbox* mb = inbox_[i];
     sg4::Actor::create("stop", drain_host_[i], [mb] { mb->put(&kStop, 0); });
@@ -216,7 +217,7 @@ Result Executor::result() const {
   for (int t = 0; t < k; ++t) ends.push_back(repeats_.iteration_end(repeats_.source(t)) + repeats_.shift(t));
   Result r = begin_result(full(), "simgrid", std::move(ends));
   r.simulated_iterations = steady >= 0 ? steady + 1 : k;
-  recorder_.fill(r, repeats_, graph_);
+  recorder_.fill(r, repeats_, graph_, *network_);
   // The breakdown is worker 0's view, which a folded run simulates in full.
   std::vector<int> source;
   for (int t = 0; t < k; ++t) source.push_back(repeats_.source(t));

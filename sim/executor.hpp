@@ -7,8 +7,9 @@
 // typed in.
 //
 // Actors, one function each under sim/actors/: one per GPU runs its kernels in order of
-// readiness (gpu_stream.cpp); a few long-lived senders per node start flows and handle
-// their landing, at most 64 in flight each (flows.cpp); short-lived ones run each copy
+// readiness (gpu_stream.cpp); flows between NICs go to the network backend
+// (sim/network/nic_network.hpp), which calls back as each lands (flows.cpp, collective.cpp);
+// short-lived actors run each copy
 // (pcie_copy.cpp), intra-node copy or apply (host_exec.cpp) and collective channel
 // (collective.cpp); one drain per host receives the data sent to it. A symmetric cluster
 // may run folded onto worker 0 (sim/fold.hpp): `plan` is then folded_plan(), and the
@@ -18,7 +19,9 @@
 // (sim/repeat_detector.hpp); statistics and the timeline go to sim/recorder.hpp.
 #pragma once
 #include <deque>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -27,6 +30,7 @@
 #include "model/plan/instance_graph.hpp"
 #include "model/run/breakdown.hpp"
 #include "sim/fold.hpp"
+#include "sim/network/nic_network.hpp"
 #include "sim/platform.hpp"
 #include "sim/recorder.hpp"
 #include "sim/repeat_detector.hpp"
@@ -34,10 +38,8 @@
 
 namespace possim::sim {
 
-// A flow between two hosts of the platform, with what the statistics need.
+// A flow between two nodes' NICs, with what the statistics need.
 struct HostFlow {
-  simgrid::s4u::Host* src = nullptr;
-  simgrid::s4u::Mailbox* dst = nullptr;
   double bytes = 0;
   int messages = 0;
   int shard = -1;
@@ -90,17 +92,6 @@ class Executor {
   void launch_barrier(const Instance& in);
   void run_flows(const Instance& in);
   void post(const Outgoing& out);
-  // A long-lived sender on a node's ctl host: up to kCommsPerSender flows in flight.
-  struct Sender {
-    simgrid::s4u::ExecPtr sentinel;  // never ends by itself: cancelled to wake the sender
-    std::vector<Outgoing> queue;     // posted, not yet started
-    std::size_t open = 0;            // started, not yet landed
-    bool woken = false;              // sentinel cancelled (or not yet made): it will look
-    bool stop = false;
-  };
-  void wake(Sender* s);
-  void run_sender(Sender* s);
-  void stop_senders();
   void land(const Outgoing& o);
   void launch_collective(const Instance& in);
   void run_channel(const Instance& in, int channel);
@@ -136,7 +127,10 @@ class Executor {
     return inbox_[platform_.node.size() + platform_.gpu.size() + std::size_t(w)];
   }
   std::vector<std::vector<Outgoing>> outbox_;  // per node: only its size is used (nodes)
-  std::vector<std::vector<std::unique_ptr<Sender>>> senders_;  // per node
+  std::unique_ptr<NicNetwork> network_;        // every flow between NICs (made by start())
+  // Collectives: per (iteration, task, stream, sender, receiver), the flows landed and
+  // not yet taken by the receiver (NCCL's receive slots).
+  std::map<std::tuple<int, int, int, int, int>, simgrid::s4u::SemaphorePtr> slots_;
 };
 
 }  // namespace possim::sim

@@ -37,7 +37,7 @@ Recorder::Recorder(const SyncPlan& plan, const Platform& platform, const RunOpti
 
 void Recorder::sample_link_loads(double delta_s) {
   if (!(delta_s > 0)) return;
-  for (std::size_t j = 0; j < link_.size(); ++j)
+  for (std::size_t j = 2 * nodes_; j < link_.size(); ++j)
     if (link_peak_bytes_per_s_[j] < link_capacity_[j])  // a link that ran full cannot go higher
       link_peak_bytes_per_s_[j] = std::max(link_peak_bytes_per_s_[j], link_[j]->get_usage());
 }
@@ -87,7 +87,7 @@ void Recorder::flow(const Instance& in, int src_node, int dst_node, double start
 
 // Links: the bytes each flow and copy put on them, and their busiest interval
 // (sample_link_loads; a repeated iteration cannot exceed the one it repeats).
-void Recorder::fill_links(Result& r, const RepeatDetector& repeats) const {
+void Recorder::fill_links(Result& r, const RepeatDetector& repeats, const NicNetwork& network) const {
   const double run_s = r.iteration_end_s.back();
   const auto use = [&](const simgrid::s4u::Link* l, const std::string& name) {
     const std::size_t j = r.links.size();
@@ -96,7 +96,7 @@ void Recorder::fill_links(Result& r, const RepeatDetector& repeats) const {
     LinkUse u;
     u.link = name;
     u.bytes_per_iteration = bytes / k_;
-    u.peak_utilization = link_peak_bytes_per_s_[j] / l->get_bandwidth();
+    u.peak_utilization = (j < 2 * nodes_ ? network.peak_bytes_per_s(j) : link_peak_bytes_per_s_[j]) / l->get_bandwidth();
     u.mean_utilization = run_s > 0 ? bytes / (run_s * l->get_bandwidth()) : 0;
     r.links.push_back(u);
   };
@@ -110,7 +110,8 @@ void Recorder::fill_links(Result& r, const RepeatDetector& repeats) const {
   }
 }
 
-void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph) const {
+void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph,
+                    const NicNetwork& network) const {
   // Per-iteration amounts summed over all k iterations, repeated ones from their source.
   const auto total = [&](const std::vector<double>& per_iteration, std::size_t stride, std::size_t j) {
     double sum = 0;
@@ -139,7 +140,7 @@ void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGrap
     return std::make_pair(repeats.started(from, id) + repeats.shift(last),
                           repeats.finished(from, id) + repeats.shift(last));
   });
-  fill_links(r, repeats);
+  fill_links(r, repeats, network);
   const int simulated = r.simulated_iterations;
   for (const TimelineEvent& e : timeline_)
     if (e.iteration < simulated) r.timeline.push_back(e);

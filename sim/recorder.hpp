@@ -8,6 +8,7 @@
 #include "model/run/engine.hpp"
 #include "model/plan/instance_graph.hpp"
 #include "model/run/result.hpp"
+#include "sim/network/nic_network.hpp"
 #include "sim/platform.hpp"
 #include "sim/repeat_detector.hpp"
 
@@ -27,19 +28,20 @@ class Recorder {
   void task(const Instance& in, const std::string& track, double start, double end);
   void flow(const Instance& in, int src_node, int dst_node, double start, double end);
   // Simulated time has just moved across an interval of delta_s (Engine::on_time_advance,
-  // after the sharing was solved for it): each link's load during that interval, for its
-  // peak. Every link, every interval: a link's load also changes when a flow elsewhere
-  // starts or ends. O(links + flows in flight), like one pass over the sharing problem.
+  // after the sharing was solved for it): each PCIe link's load during that interval, for
+  // its peak (the NICs' peaks are the network backend's). Every link, every interval: a
+  // link's load also changes when a copy elsewhere starts or ends.
   void sample_link_loads(double delta_s);
 
-  // Statistics, the timeline and per-layer rows into r (begun by begin_result).
-  void fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph) const;
+  // Statistics, the timeline and per-layer rows into r (begun by begin_result); the NIC
+  // links' peaks from `network`.
+  void fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph, const NicNetwork& network) const;
 
  private:
   std::size_t nic_tx(int node) const { return 2 * std::size_t(node); }
   std::size_t pcie_d2h(int w) const { return 2 * (platform_.nic.size() + std::size_t(w)); }
   void count_link(int t, std::size_t link, double bytes) { link_bytes_[std::size_t(t) * links_ + link] += bytes; }
-  void fill_links(Result& r, const RepeatDetector& repeats) const;
+  void fill_links(Result& r, const RepeatDetector& repeats, const NicNetwork& network) const;
 
   const SyncPlan& plan_;
   const Platform& platform_;
@@ -50,7 +52,7 @@ class Recorder {
   // Per iteration (index t * nodes + n, t * links_ + link).
   std::vector<double> node_sent_, node_received_, link_bytes_, gpu_busy_;
   std::vector<const simgrid::s4u::Link*> link_;  // in the link order above
-  std::vector<double> link_peak_bytes_per_s_;     // highest load over an interval of positive length
+  std::vector<double> link_peak_bytes_per_s_;     // PCIe: highest load over an interval of positive length
   std::vector<double> link_capacity_;             // bytes/s, less rounding: no need to sample above
   std::vector<std::size_t> flows_;
   std::vector<TimelineEvent> timeline_;

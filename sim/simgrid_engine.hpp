@@ -10,8 +10,13 @@
 
 namespace possim::sim {
 
+// What carries the flows between NICs (sim/network/nic_network.hpp): possim's star solver,
+// or SimGrid's own (a Comm per flow; the same model, O(flows) per event: for checking).
+enum class NetworkBackend { star, lmm };
+
 // What only this engine understands.
 struct SimGridOptions {
+  NetworkBackend network = NetworkBackend::star;
   // One flow per KV pair instead of one per (sender, shard) connection. The default
   // matches TCP, where a worker's pairs for one server share a connection and so one fair
   // share; per-pair flows give that worker one share per pair.

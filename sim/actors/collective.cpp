@@ -1,9 +1,8 @@
 // A collective's part on one worker (model/collective.hpp): one actor per channel runs
-// its rounds in order; in a round it pays the per-message cost of its sends, sends, takes
-// one flow from each peer it expects (buffered: it may have landed already), and waits
-// for its own sends to land.
+// its rounds in order; in a round it pays the per-message cost of its sends, sends through
+// the network backend, takes one flow from each peer it expects (buffered: it may have
+// landed already), and waits for its own sends to land.
 #include <algorithm>
-#include <map>
 #include <tuple>
 
 #include "model/plan/collective.hpp"
@@ -32,44 +31,37 @@ void Executor::run_channel(const Instance& in, int channel) {
   const Task& task = plan_.tasks[in.task];
   const std::vector<CollectiveRound> rounds =
       collective_schedule(task.collective, full().workers, in.who, task.bytes, task.chunks)[std::size_t(channel)];
-  // One mailbox per (stream, sender, receiver) of this instance: the k-th receive from a
-  // peer on a stream takes that peer's k-th send on it.
-  std::map<std::tuple<int, int, int>, sg4::Mailbox*> boxes;
+  // One slot count per (stream, sender, receiver) of this instance: the k-th receive from
+  // a peer on a stream takes that peer's k-th send on it.
   // Folded (a ring: the same on every worker up to rotation), the k-th receive from the
   // worker d places back is worker 0's own k-th send to the worker d places ahead, routed
-  // out over node 0's tx and back in over its rx (sim/fold.hpp): one mailbox per offset.
+  // out over node 0's tx and back in over its rx (sim/fold.hpp): one slot per offset.
   const int p = full().workers;
-  const auto box = [&](int stream, int src, int dst) {
+  const auto slot = [&](int stream, int src, int dst) {
     if (fold_.on()) std::tie(src, dst) = std::make_pair(0, ((dst - src) % p + p) % p);
-    sg4::Mailbox*& mb = boxes[{stream, src, dst}];
-    if (mb == nullptr)
-      mb = sg4::Mailbox::by_name("coll-" + std::to_string(in.t) + "-" + std::to_string(in.task) + "-" +
-                                 std::to_string(stream) + "-" + std::to_string(src) + "-" + std::to_string(dst));
-    return mb;
+    sg4::SemaphorePtr& s = slots_[{in.t, int(in.task), stream, src, dst}];
+    if (!s) s = sg4::Semaphore::create(0);
+    return s;
   };
   // Receive buffers (NCCL's slots): a peer's send moves as soon as it is posted, and a
   // receive takes what has already landed, so a pipelined sender runs ahead of a busy
   // receiver instead of waiting for it to ask.
-  std::vector<sg4::Mailbox*> inboxes;
-  for (const CollectiveRound& r : rounds)
-    for (const CollectiveReceive& x : r.receives) {
-      sg4::Mailbox* mb = box(x.stream, x.peer, in.who);
-      if (std::find(inboxes.begin(), inboxes.end(), mb) == inboxes.end()) inboxes.push_back(mb);
-    }
-  for (sg4::Mailbox* mb : inboxes) mb->set_receiver(sg4::Actor::self());
   const int me = fold_.node(plan_.worker_node(in.who));
   const double t0 = now();
   for (const CollectiveRound& r : rounds) {
     if (plan_.rates.per_message_s > 0 && !r.sends.empty())
       sg4::this_actor::sleep_for(plan_.rates.per_message_s * double(r.sends.size()));
-    std::vector<sg4::CommPtr> out;
+    const sg4::SemaphorePtr sent = sg4::Semaphore::create(0);
     for (const CollectiveSend& s : r.sends)
-      out.push_back(box(s.stream, in.who, s.peer)->put_async(payload(), wire_bytes(s.bytes)));
-    for (const CollectiveReceive& x : r.receives) box(x.stream, x.peer, in.who)->get<int>();
-    for (const sg4::CommPtr& c : out) c->wait();
+      network_->send(me, fold_.node(plan_.worker_node(s.peer)), double(wire_bytes(s.bytes)),
+                     [to = slot(s.stream, in.who, s.peer), sent] {
+                       to->release();
+                       sent->release();
+                     });
+    for (const CollectiveReceive& x : r.receives) slot(x.stream, x.peer, in.who)->acquire();
+    for (std::size_t i = 0; i < r.sends.size(); ++i) sent->acquire();
     for (const CollectiveSend& s : r.sends) flow_landed(in, me, fold_.node(plan_.worker_node(s.peer)), s.bytes);
   }
-  for (sg4::Mailbox* mb : inboxes) mb->set_receiver(nullptr);
   if (--left_[id(in)] == 0) {
     recorder_.task(in, "net", t0, now());
     complete(in);

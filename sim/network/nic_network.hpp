@@ -1,0 +1,46 @@
+// The SimGrid engine's one narrow network API: a flow from one node's NIC to another's,
+// and a call at the instant it lands. Point-to-point flows (sim/actors/flows.cpp) and
+// collectives' rounds (sim/actors/collective.cpp) go through it; PCIe copies and host
+// work stay SimGrid activities of their own.
+//
+// Two backends carry it, on the same star of split-duplex NIC links (sim/platform.hpp)
+// and the same fluid model (CM02: max-min fair sharing after the route's latency):
+//  * star (default): possim's solver for that star (sim/network/star_sharing.hpp), driven
+//    by one actor; O(node pairs) per event.
+//  * lmm: a SimGrid Comm per flow, shared by SimGrid's own max-min solver (SimGrid's
+//    reference implementation of the model; O(flows x links) per event).
+// tests/test_simgrid_network.cpp holds the two to the same results on whole runs.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/platform.hpp"
+#include "sim/simgrid_engine.hpp"
+
+namespace possim::sim {
+
+class NicNetwork {
+ public:
+  using Landed = std::function<void()>;
+  virtual ~NicNetwork() = default;
+  // From an actor, at now(): `bytes` (whole, >= 1: wire_bytes) from src's tx to dst's rx
+  // (dst == src: out to the switch and back). `landed` runs in some actor when it lands; it
+  // may send more.
+  virtual void send(int src_node, int dst_node, double bytes, Landed landed) = 0;
+  // Nothing more will be sent and every flow has landed: the backend's actors end.
+  virtual void stop() = 0;
+  // NIC link j (node n: 2n tx, 2n+1 rx): its highest load over an interval of positive
+  // length, bytes/s.
+  virtual double peak_bytes_per_s(std::size_t link) const = 0;
+};
+
+// The backend over `platform`'s NICs; `node_inbox[n]` is a mailbox on node n that some
+// actor drains (the lmm backend's comms end there).
+std::unique_ptr<NicNetwork> make_nic_network(NetworkBackend backend, const Platform& platform,
+                                             std::vector<simgrid::s4u::Mailbox*> node_inbox);
+
+}  // namespace possim::sim

@@ -1,0 +1,211 @@
+#include "sim/network/star_sharing.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace possim::sim {
+
+StarSharing::StarSharing(std::vector<double> tx_bytes_per_s, std::vector<double> rx_bytes_per_s) {
+  if (tx_bytes_per_s.size() != rx_bytes_per_s.size())
+    throw std::logic_error("star sharing: tx and rx capacities for different node counts");
+  for (std::size_t n = 0; n < tx_bytes_per_s.size(); ++n) {
+    for (const double c : {tx_bytes_per_s[n], rx_bytes_per_s[n]})
+      if (!(c > 0)) throw std::logic_error("star sharing: node " + std::to_string(n) + " has a link of capacity <= 0");
+    capacity_.push_back(tx_bytes_per_s[n]);
+    capacity_.push_back(rx_bytes_per_s[n]);
+  }
+  load_.assign(capacity_.size(), 0);
+  peak_.assign(capacity_.size(), 0);
+}
+
+StarSharing::FlowId StarSharing::add(int src, int dst, double bytes, double latency_s) {
+  const int nodes = int(capacity_.size() / 2);
+  if (src < 0 || dst < 0 || src >= nodes || dst >= nodes || !(bytes > 0) || !(latency_s >= 0))
+    throw std::logic_error("star sharing: a flow " + std::to_string(src) + " -> " + std::to_string(dst) + " of " +
+                           std::to_string(bytes) + " bytes after " + std::to_string(latency_s) + " s");
+  FlowId f;
+  if (!free_flow_.empty()) {
+    f = free_flow_.back();
+    free_flow_.pop_back();
+  } else {
+    f = FlowId(flow_.size());
+    flow_.emplace_back();
+  }
+  Flow& x = flow_[f];
+  x = Flow{next_seq_++, kNone, src, dst, bytes, 0};
+  ++in_flight_;
+  if (latency_s > kResolution_s) {
+    waiting_.push_back(Waiting{now_s_ + latency_s, x.seq, f});
+    std::push_heap(waiting_.begin(), waiting_.end(), std::greater<>());
+  } else {
+    start_moving(f);
+  }
+  return f;
+}
+
+void StarSharing::start_moving(FlowId f) {
+  Flow& x = flow_[f];
+  const std::uint64_t key = std::uint64_t(x.src) * (capacity_.size() / 2) + std::uint64_t(x.dst);
+  auto [it, fresh] = pair_of_.try_emplace(key, kNone);
+  if (fresh) {
+    if (!free_pair_.empty()) {
+      it->second = free_pair_.back();
+      free_pair_.pop_back();
+    } else {
+      it->second = std::uint32_t(pair_.size());
+      pair_.emplace_back();
+      active_at_.push_back(kNone);
+    }
+    Pair& p = pair_[it->second];
+    p.src = x.src;
+    p.dst = x.dst;
+    p.served = 0;  // a new processor-sharing clock
+    active_at_[it->second] = std::uint32_t(active_.size());
+    active_.push_back(it->second);
+  }
+  Pair& p = pair_[it->second];
+  x.pair = it->second;
+  x.target = p.served + x.bytes;
+  p.due.emplace_back(x.target, f);
+  std::push_heap(p.due.begin(), p.due.end(), std::greater<>());
+  ++p.moving;
+  solved_ = false;
+}
+
+void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
+  if (t_s < now_s_) throw std::logic_error("star sharing: time goes back");
+  const double dt = t_s - now_s_;
+  const std::size_t first = landed.size();
+  if (dt > 0) {
+    if (!solved_) solve();  // the rates that held since now_s_
+    for (std::size_t j = 0; j < load_.size(); ++j) peak_[j] = std::max(peak_[j], load_[j]);
+    for (const std::uint32_t id : active_) pair_[id].served += pair_[id].rate * dt;
+    now_s_ = t_s;
+  }
+  // Landings: a flow within kResolution_s of its bytes has landed.
+  for (std::size_t i = 0; i < active_.size();) {
+    const std::uint32_t id = active_[i];
+    Pair& p = pair_[id];
+    const double slack = p.rate * kResolution_s;
+    while (!p.due.empty() && p.due.front().first - p.served <= slack) {
+      std::pop_heap(p.due.begin(), p.due.end(), std::greater<>());
+      landed.push_back(p.due.back().second);
+      p.due.pop_back();
+      --p.moving;
+      solved_ = false;
+    }
+    if (p.moving > 0) {
+      ++i;
+      continue;
+    }
+    // Idle: the pair's slot goes back.
+    pair_of_.erase(std::uint64_t(p.src) * (capacity_.size() / 2) + std::uint64_t(p.dst));
+    active_[i] = active_.back();
+    active_at_[active_[i]] = std::uint32_t(i);
+    active_.pop_back();
+    active_at_[id] = kNone;
+    free_pair_.push_back(id);
+  }
+  for (std::size_t i = first; i < landed.size(); ++i) {
+    flow_[landed[i]].pair = kNone;
+    free_flow_.push_back(landed[i]);
+    --in_flight_;
+  }
+  std::sort(landed.begin() + long(first), landed.end(),
+            [this](FlowId a, FlowId b) { return flow_[a].seq < flow_[b].seq; });
+  // Latencies that have ended.
+  while (!waiting_.empty() && waiting_.front().until_s <= now_s_ + kResolution_s) {
+    std::pop_heap(waiting_.begin(), waiting_.end(), std::greater<>());
+    const FlowId f = waiting_.back().flow;
+    waiting_.pop_back();
+    start_moving(f);
+  }
+}
+
+double StarSharing::next_event_s() {
+  if (!solved_) solve();
+  double next = std::numeric_limits<double>::infinity();
+  for (const std::uint32_t id : active_) {
+    const Pair& p = pair_[id];
+    next = std::min(next, now_s_ + (p.due.front().first - p.served) / p.rate);
+  }
+  if (!waiting_.empty()) next = std::min(next, waiting_.front().until_s);
+  return next;
+}
+
+double StarSharing::rate_bytes_per_s(FlowId f) {
+  if (!solved_) solve();
+  return flow_[f].pair == kNone ? 0.0 : pair_[flow_[f].pair].rate;
+}
+
+double StarSharing::load_bytes_per_s(std::size_t link) {
+  if (!solved_) solve();
+  return load_[link];
+}
+
+// Progressive filling: the link whose remaining capacity per unfixed flow is smallest
+// fixes its flows at that share; their other links lose what they take. A link's share
+// only grows as others fix flows (they take at most its share), so a heap with stale
+// entries skipped finds each next link.
+void StarSharing::solve() {
+  const std::size_t links = capacity_.size();
+  left_ = capacity_;
+  users_.assign(links, 0);
+  version_.assign(links, 0);
+  done_.assign(links, 0);
+  first_.assign(links + 1, 0);
+  for (const std::uint32_t id : active_) {
+    const Pair& p = pair_[id];
+    users_[tx(p.src)] += p.moving;
+    users_[rx(p.dst)] += p.moving;
+    ++first_[tx(p.src) + 1];
+    ++first_[rx(p.dst) + 1];
+  }
+  for (std::size_t j = 0; j < links; ++j) first_[j + 1] += first_[j];
+  member_.resize(first_[links]);
+  {
+    std::vector<std::uint32_t> at(first_.begin(), first_.end() - 1);
+    for (const std::uint32_t id : active_) {
+      member_[at[tx(pair_[id].src)]++] = id;
+      member_[at[rx(pair_[id].dst)]++] = id;
+      pair_[id].rate = -1;  // unfixed
+    }
+  }
+  using Entry = std::tuple<double, std::uint32_t, std::uint32_t>;  // share, version, link
+  std::vector<Entry> heap;
+  for (std::size_t j = 0; j < links; ++j)
+    if (users_[j] > 0) heap.emplace_back(left_[j] / double(users_[j]), 0, std::uint32_t(j));
+  std::make_heap(heap.begin(), heap.end(), std::greater<>());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const auto [share, version, j] = heap.back();
+    heap.pop_back();
+    if (done_[j] || version != version_[j]) continue;
+    done_[j] = 1;
+    for (std::uint32_t m = first_[j]; m < first_[j + 1]; ++m) {
+      Pair& p = pair_[member_[m]];
+      if (p.rate >= 0) continue;
+      p.rate = share;
+      const std::size_t other = j == tx(p.src) ? rx(p.dst) : tx(p.src);
+      left_[other] = std::max(0.0, left_[other] - double(p.moving) * share);
+      users_[other] -= p.moving;
+      ++version_[other];
+      if (!done_[other] && users_[other] > 0) {
+        heap.emplace_back(left_[other] / double(users_[other]), version_[other], std::uint32_t(other));
+        std::push_heap(heap.begin(), heap.end(), std::greater<>());
+      }
+    }
+  }
+  std::fill(load_.begin(), load_.end(), 0.0);
+  for (const std::uint32_t id : active_) {
+    const Pair& p = pair_[id];
+    load_[tx(p.src)] += double(p.moving) * p.rate;
+    load_[rx(p.dst)] += double(p.moving) * p.rate;
+  }
+  solved_ = true;
+}
+
+}  // namespace possim::sim

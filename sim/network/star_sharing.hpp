@@ -1,0 +1,108 @@
+// Max-min fair sharing of the NIC links of a non-blocking switch, advanced in time: the
+// fluid flow model SimGrid's CM02 applies to possim's star (sim/platform.hpp), solved by
+// a solver that knows the star's shape.
+//
+// The model (SimGrid CM02 as sim/platform.cpp configures it: no cross-traffic, no TCP
+// window bound, bandwidth and latency factors 1): a flow a -> b waits its route's latency,
+// then crosses exactly two links, a's tx and b's rx (a == b included: out to the switch and
+// back). Every link's capacity is shared max-min fairly among the flows moving through it,
+// all with the same weight (CM02 weighs a flow by its route's latency, the same on every
+// route here). The allocation is the unique max-min one, found by progressive filling.
+//
+// Why a solver of its own. SimGrid's general solver re-solves every coupled flow at each
+// event by scanning constraints and elements; at 256 nodes an iteration holds ~10^5 flows
+// in flight (one per worker, shard and layer) and the re-solves took most of the run
+// (bench/results/simgrid_scale.md). Here flows between the same two nodes always get the
+// same rate, so the solver works on the node pairs with flows moving (however many flows
+// each holds), each with a processor-sharing clock: a flow lands when its pair
+// has served it its bytes. One solve is O(pairs log links); a landing costs O(log flows).
+//
+// Time resolution: a flow lands, and a latency ends, within kResolution_s of its exact
+// instant (as SimGrid's surf/precision), so flows due within that window land together.
+// tests/test_star_sharing.cpp holds it to hand-solved allocations, and
+// tests/test_simgrid_network.cpp to SimGrid's own solver on whole runs.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+namespace possim::sim {
+
+class StarSharing {
+ public:
+  static constexpr double kResolution_s = 1e-9;
+  using FlowId = std::uint32_t;
+
+  // Per node: its NIC's tx and rx capacity, bytes/s (> 0).
+  StarSharing(std::vector<double> tx_bytes_per_s, std::vector<double> rx_bytes_per_s);
+
+  // A flow of `bytes` (> 0) from src's tx to dst's rx, posted now: it moves from now +
+  // latency_s. Its id is reused once it has landed.
+  FlowId add(int src, int dst, double bytes, double latency_s);
+  // Moves simulated time to t_s (>= now) at the rates of the last solve; the flows that
+  // have landed by then are appended to `landed`, in the order they were added.
+  void advance(double t_s, std::vector<FlowId>& landed);
+  // When the next flow lands or ends its latency, at the current flows' rates (solved
+  // here if flows started or landed since): +infinity when nothing is in flight.
+  double next_event_s();
+
+  double now_s() const { return now_s_; }
+  std::size_t in_flight() const { return in_flight_; }
+  // The current max-min rate of a moving flow, bytes/s (0 while it waits its latency).
+  double rate_bytes_per_s(FlowId f);
+  // Link j (node n: 2n tx, 2n+1 rx): its load now, and its highest load over an interval
+  // of positive length so far, bytes/s.
+  double load_bytes_per_s(std::size_t link);
+  double peak_bytes_per_s(std::size_t link) const { return peak_[link]; }
+
+ private:
+  struct Flow {
+    std::uint64_t seq = 0;  // order of add(): the order landings are reported in
+    std::uint32_t pair = kNone;
+    int src = 0, dst = 0;
+    double bytes = 0;
+    double target = 0;  // its pair's served bytes at which it has landed
+  };
+  // Flows moving between two nodes, at one rate each: `served` counts the bytes each has
+  // received since the pair was last idle (a processor-sharing clock).
+  struct Pair {
+    int src = 0, dst = 0;
+    std::uint32_t moving = 0;
+    double served = 0;
+    double rate = 0;                                       // per flow, bytes/s
+    std::vector<std::pair<double, FlowId>> due;            // min-heap of (target, flow)
+  };
+  struct Waiting {
+    double until_s;
+    std::uint64_t seq;
+    FlowId flow;
+    bool operator>(const Waiting& o) const { return until_s != o.until_s ? until_s > o.until_s : seq > o.seq; }
+  };
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  std::size_t tx(int node) const { return 2 * std::size_t(node); }
+  std::size_t rx(int node) const { return 2 * std::size_t(node) + 1; }
+  void start_moving(FlowId f);
+  void solve();
+
+  std::vector<double> capacity_;  // per link
+  std::vector<double> load_, peak_;
+  double now_s_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::size_t in_flight_ = 0;
+  bool solved_ = true;
+  std::vector<Flow> flow_;
+  std::vector<FlowId> free_flow_;
+  std::vector<Waiting> waiting_;  // min-heap: flows in their latency
+  std::vector<Pair> pair_;
+  std::vector<std::uint32_t> free_pair_, active_;  // active_: pairs with moving flows
+  std::vector<std::uint32_t> active_at_;           // per pair: its index in active_
+  std::unordered_map<std::uint64_t, std::uint32_t> pair_of_;  // src * nodes + dst
+  // Solver scratch, kept between solves.
+  std::vector<double> left_;
+  std::vector<std::int64_t> users_;
+  std::vector<std::uint32_t> version_, first_, member_;
+  std::vector<char> done_;
+};
+
+}  // namespace possim::sim
