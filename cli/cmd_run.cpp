@@ -173,6 +173,11 @@ int cmd_run(const std::vector<std::string>& args) {
       "jobs,j", po::value(&jobs)->default_value(jobs), "points simulated at once (processes)");
   add_all_iterations_option(desc, all_iterations);
   add_reduce_options(desc, reduce, no_reduce);
+  std::string network_solver = "star";
+  desc.add_options()("network-solver", po::value(&network_solver)->default_value(network_solver),
+                     "SimGrid: what shares the NIC links among flows: star (possim's max-min solver for the "
+                     "switch, O(node pairs) per event) or lmm (SimGrid's own, a Comm per flow; the same model, "
+                     "slower: for checking)");
   desc.add_options()("coordinator", po::value(&coordinator),
                      "HOST:PORT: with --engine live under mpirun, where the ranks meet (rank r is node r)");
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no table, no progress");
@@ -183,7 +188,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator, &s.network, s.seed, quiet);
+  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator, &s.network, s.seed, quiet, network_solver);
   if (!writes_results(*engine)) {  // a rank serving its node in a live run under mpirun
     run_sweep(s, *engine, 1);
     return 0;

@@ -30,11 +30,14 @@ int cmd_plan(const std::vector<std::string>& args);
 // required for "live" under mpirun, an input error elsewhere.
 // net, seed: the scenario's network, which a live run with arithmetic compute evaluates
 // (it must outlive the engine), and the seed of its weights and data. quiet: a live run
-// says nothing on stderr but warnings and errors.
+// says nothing on stderr but warnings and errors. network_solver: what shares SimGrid's
+// NIC links: "star" (possim's solver for the star) or "lmm" (SimGrid's own, a Comm per
+// flow; sim/network/nic_network.hpp); an input error otherwise.
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false,
                                     const std::string& reduce = "auto", const LiveSettings* live = nullptr,
                                     const std::string& coordinator = "", const Network* net = nullptr,
-                                    std::uint64_t seed = 1, bool quiet = false);
+                                    std::uint64_t seed = 1, bool quiet = false,
+                                    const std::string& network_solver = "star");
 // The engine's results are this process's to write (false: a live rank serving under mpirun).
 bool writes_results(const Engine& engine);
 std::string default_engine();

@@ -16,7 +16,10 @@ std::string engine_names() {
 
 std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations, const std::string& reduce,
                                     const LiveSettings* live, const std::string& coordinator, const Network* net,
-                                    std::uint64_t seed, bool quiet) {
+                                    std::uint64_t seed, bool quiet, const std::string& network_solver) {
+  if (network_solver != "star" && network_solver != "lmm")
+    throw InputError("--network-solver", "", "unknown solver '" + network_solver.substr(0, 64) + "'",
+                     "star (possim's, the default) or lmm (SimGrid's own, for checking)");
   if (name == "analytic") return std::make_unique<AnalyticEngine>();
   if (name == "live") {
     if (live == nullptr) throw InputError("--engine", "live is not available for this command", "simgrid or analytic");
@@ -66,6 +69,7 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
   sim.reduce = reduce == "off"  ? sim::SimGridOptions::Reduce::off
                : reduce == "on" ? sim::SimGridOptions::Reduce::on
                                 : sim::SimGridOptions::Reduce::automatic;
+  sim.network = network_solver == "lmm" ? sim::NetworkBackend::lmm : sim::NetworkBackend::star;
   if (name == "simgrid") return std::make_unique<sim::SimGridEngine>(sim);
   throw InputError("--engine", "unknown engine '" + name + "'", "simgrid, analytic or live");
 }
