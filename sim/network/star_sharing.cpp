@@ -4,7 +4,6 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 
 namespace possim::sim {
 
@@ -147,15 +146,12 @@ double StarSharing::load_bytes_per_s(std::size_t link) {
 }
 
 // Progressive filling: the link whose remaining capacity per unfixed flow is smallest
-// fixes its flows at that share; their other links lose what they take. A link's share
-// only grows as others fix flows (they take at most its share), so a heap with stale
-// entries skipped finds each next link.
+// fixes its flows at that share; their other links lose what they take. The links wait
+// in a binary heap indexed by link, so a link whose share changes moves in O(log links).
 void StarSharing::solve() {
   const std::size_t links = capacity_.size();
   left_ = capacity_;
   users_.assign(links, 0);
-  version_.assign(links, 0);
-  done_.assign(links, 0);
   first_.assign(links + 1, 0);
   for (const std::uint32_t id : active_) {
     const Pair& p = pair_[id];
@@ -174,29 +170,32 @@ void StarSharing::solve() {
       pair_[id].rate = -1;  // unfixed
     }
   }
-  using Entry = std::tuple<double, std::uint32_t, std::uint32_t>;  // share, version, link
-  std::vector<Entry> heap;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  share_.assign(links, kInf);
+  heap_.clear();
+  heap_at_.assign(links, kNone);
   for (std::size_t j = 0; j < links; ++j)
-    if (users_[j] > 0) heap.emplace_back(left_[j] / double(users_[j]), 0, std::uint32_t(j));
-  std::make_heap(heap.begin(), heap.end(), std::greater<>());
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    const auto [share, version, j] = heap.back();
-    heap.pop_back();
-    if (done_[j] || version != version_[j]) continue;
-    done_[j] = 1;
+    if (users_[j] > 0) {
+      share_[j] = left_[j] / double(users_[j]);
+      heap_at_[j] = std::uint32_t(heap_.size());
+      heap_.push_back(std::uint32_t(j));
+    }
+  for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
+  while (!heap_.empty() && share_[heap_[0]] < kInf) {
+    const std::uint32_t j = heap_[0];
+    const double share = share_[j];
+    remove_top();
     for (std::uint32_t m = first_[j]; m < first_[j + 1]; ++m) {
       Pair& p = pair_[member_[m]];
       if (p.rate >= 0) continue;
       p.rate = share;
       const std::size_t other = j == tx(p.src) ? rx(p.dst) : tx(p.src);
+      if (heap_at_[other] == kNone) continue;  // already fixed
       left_[other] = std::max(0.0, left_[other] - double(p.moving) * share);
       users_[other] -= p.moving;
-      ++version_[other];
-      if (!done_[other] && users_[other] > 0) {
-        heap.emplace_back(left_[other] / double(users_[other]), version_[other], std::uint32_t(other));
-        std::push_heap(heap.begin(), heap.end(), std::greater<>());
-      }
+      share_[other] = users_[other] > 0 ? left_[other] / double(users_[other]) : kInf;
+      sift_up(heap_at_[other]);  // only rounding can lower a share
+      sift_down(heap_at_[other]);
     }
   }
   std::fill(load_.begin(), load_.end(), 0.0);
@@ -206,6 +205,43 @@ void StarSharing::solve() {
     load_[rx(p.dst)] += double(p.moving) * p.rate;
   }
   solved_ = true;
+}
+
+void StarSharing::place(std::size_t i, std::uint32_t link) {
+  heap_[i] = link;
+  heap_at_[link] = std::uint32_t(i);
+}
+
+void StarSharing::sift_up(std::size_t i) {
+  const std::uint32_t link = heap_[i];
+  while (i > 0 && share_[heap_[(i - 1) / 2]] > share_[link]) {
+    place(i, heap_[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  place(i, link);
+}
+
+void StarSharing::sift_down(std::size_t i) {
+  const std::uint32_t link = heap_[i];
+  const std::size_t n = heap_.size();
+  for (;;) {
+    std::size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && share_[heap_[c + 1]] < share_[heap_[c]]) ++c;
+    if (!(share_[heap_[c]] < share_[link])) break;
+    place(i, heap_[c]);
+    i = c;
+  }
+  place(i, link);
+}
+
+void StarSharing::remove_top() {
+  heap_at_[heap_[0]] = kNone;
+  const std::uint32_t last = heap_.back();
+  heap_.pop_back();
+  if (heap_.empty()) return;
+  place(0, last);
+  sift_down(0);
 }
 
 }  // namespace possim::sim
