@@ -1,10 +1,11 @@
 // One SimGrid simulation in this process, for the scaling benchmark and for profilers
 // (perf, heaptrack see the simulation itself, not a forked child).
-// Usage: bench_simgrid_point MODEL STRATEGY NODES GBPS ITERATIONS [all] [full|reduce] [dedicated]
+// Usage: bench_simgrid_point MODEL STRATEGY NODES GBPS ITERATIONS [all] [full|reduce] [dedicated] [lmm]
 //   all: simulate every iteration (no reuse of repeating ones)
 //   full: every node simulated (--no-reduce); reduce: folded onto worker 0 (--reduce);
 //         neither: as possim decides (folded from 32 nodes where exact)
 //   dedicated: one dedicated server node per worker (default: one shard per node, colocated)
+//   lmm: SimGrid's own solver shares the NIC links (--network-solver lmm; default: possim's star)
 // Prints: wall_s iteration_s flows_per_iteration simulated_iterations reduced_to_nodes
 //         sent_bytes_per_node_max
 #include <chrono>
@@ -28,10 +29,11 @@ int main(int argc, char** argv) {
     else if (a == "full") sim.reduce = sim::SimGridOptions::Reduce::off;
     else if (a == "reduce") sim.reduce = sim::SimGridOptions::Reduce::on;
     else if (a == "dedicated") dedicated = true;
+    else if (a == "lmm") sim.network = sim::NetworkBackend::lmm;
     else argc = 0;
   }
   if (argc < 6) {
-    std::fprintf(stderr, "usage: %s MODEL STRATEGY NODES GBPS ITERATIONS [all] [full|reduce] [dedicated]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL STRATEGY NODES GBPS ITERATIONS [all] [full|reduce] [dedicated] [lmm]\n", argv[0]);
     return 2;
   }
   const Network net = make_zoo_network(argv[1]);
