@@ -5,9 +5,10 @@
 //             gradients reach it through d2d-n, so they need no links of their own;
 //   mem-n   : the node's host memory, the other end of PCIe copies;
 //   d2d-n   : the node's GPU-to-GPU path for gathering on the leader (several GPUs);
-//   ctl-n   : where the node's network senders run: its routes are node-n's (the same NIC
-//             link), and its own CPU runs their idle sentinels, so that node-n's CPU is
-//             left to the shard's applies.
+//   ctl-n   : where network actors run (the lmm backend's senders of node n, the star
+//             backend's one actor on ctl-0; sim/network/): its routes are node-n's (the
+//             same NIC link), and its own CPU runs their idle waits, so that node-n's CPU
+//             is left to the shard's applies.
 // A route node-a -> node-b crosses a's NIC up and b's NIC down, so each direction of a
 // NIC link carries half the one-way latency. Hosts' speeds turn amounts into seconds:
 // gpu-n runs 1e9 "flops" a second (a task's seconds x 1e9), node-n applies updates at

@@ -30,9 +30,9 @@ struct SimGridOptions {
   // valid, never, or always (an input error where not valid).
   enum class Reduce { automatic, off, on };
   Reduce reduce = Reduce::automatic;
-  // Measured (bench/results/simgrid_scale.md, VGG19-22K): a full run takes under 0.1 s at
-  // 8 nodes and 0.4-1.7 s at 32, growing about as N^2; folded, 0.01-0.04 s. Below 32 the
-  // full run is cheap and keeps every worker's timeline.
+  // Measured (bench/results/simgrid_scale.md, VGG19-22K, star solver): a full run takes
+  // 0.01 s at 8 nodes, 0.04-0.11 s at 32, 1-2 s at 256 and 9-15 s at 1,024; folded, under
+  // 0.1 s up to 1,024. Below 32 the full run is cheap and keeps every worker's timeline.
   int reduce_from_workers = 32;
 };
 
