@@ -74,7 +74,7 @@ TEST_CASE("star sharing: a flow takes no bandwidth during its latency", "[star_s
   CHECK(step(s) == std::vector<StarSharing::FlowId>{second});
 }
 
-TEST_CASE("star sharing: flows due together land together, in the order they were added; "
+TEST_CASE("star sharing: flows due together land together, in the order they were added, and "
           "a flow to its own node crosses its tx and its rx", "[star_sharing]") {
   StarSharing s({100, 100}, {100, 100});
   // Node 1 to itself and node 0 to node 1: rx 1 shared (50 each); tx 1 and tx 0 not full.
