@@ -2,7 +2,6 @@
 // its rounds in order; in a round it pays the per-message cost of its sends, sends through
 // the network backend, takes one flow from each peer it expects (buffered: it may have
 // landed already), and waits for its own sends to land.
-#include <algorithm>
 #include <tuple>
 
 #include "model/plan/collective.hpp"
