@@ -5,12 +5,12 @@
 # ("reduced", sim/fold.hpp), and full with SimGrid's own solver sharing the NICs ("full lmm",
 # --network-solver lmm) up to 256 nodes. Prints a Markdown table.
 # Usage: [taskset -c 1] bench/simgrid_scale.sh [limit_s_per_point] [max_full_nodes]
-#   (defaults 600 and 1024: full runs above max_full_nodes are not attempted)
+#   (defaults 600 and 4096: full runs above max_full_nodes are not attempted)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build --target bench_simgrid_point -j2 >/dev/null
 LIMIT=${1:-600}
-MAX_FULL=${2:-1024}
+MAX_FULL=${2:-4096}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 echo "# SimGrid engine scaling benchmark"

@@ -31,8 +31,9 @@ struct SimGridOptions {
   enum class Reduce { automatic, off, on };
   Reduce reduce = Reduce::automatic;
   // Measured (bench/results/simgrid_scale.md, VGG19-22K, star solver): a full run takes
-  // 0.01 s at 8 nodes, 0.04-0.11 s at 32, 1-2 s at 256 and 9-15 s at 1,024; folded, under
-  // 0.1 s up to 1,024. Below 32 the full run is cheap and keeps every worker's timeline.
+  // 0.01 s at 8 nodes, 0.04-0.11 s at 32, 1-2 s at 256, 9-18 s at 1,024 and 1-1.5 min at 4,096;
+  // folded, 0.1 s at 1,024 and 0.4 s at 4,096. Below 32 the full run is cheap and keeps every
+  // worker's timeline.
   int reduce_from_workers = 32;
 };
 
