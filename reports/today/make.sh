@@ -48,6 +48,9 @@ trap 'rm -rf "$tmp"' EXIT
 } > "$tmp/README.md"
 # Each page has its figures' SVG inline: the separate copies would double what is committed.
 find "$tmp/figures" -name '*.svg' -delete
+# Name each point's results.json where `possim run SCENARIO --out results/today/NAME` puts
+# it, not this run's temporary folder (which would change every run).
+grep -rlF "$tmp/" "$tmp/figures" | while read -r f; do sed -i "s|$tmp/|results/today/|g" "$f"; done
 rm -rf "$out/figures"
 mv "$tmp/figures" "$out/figures"
 mv "$tmp/README.md" "$out/README.md"
