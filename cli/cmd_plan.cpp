@@ -175,9 +175,9 @@ void print_answers(const Plan& p) {
   out["answers"] = list;
   std::cout << s0.name << ": engine " << p.engine << ", profile " << s0.profile.name << ", "
             << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
-  if (p.by_cost) std::cout << "cheapest cluster reaching " << fixed(p.images_per_s, 1) << " images/s at " << p.prices.path << " p.prices (" << p.prices.date << ")\n\n";
+  if (p.by_cost) std::cout << "cheapest cluster reaching " << fixed(p.images_per_s, 1) << " images/s at " << p.prices.path << " prices (" << p.prices.date << ")\n\n";
   else if (p.by_nodes) std::cout << "most nodes keeping " << percent(p.target) << " scaling efficiency at " << fixed(p.gbps, 1) << " Gbit/s\n\n";
-  else std::cout << "least NIC bandwidth keeping " << percent(p.target) << " scaling efficiency (p.grid, then bisection to 2%)\n\n";
+  else std::cout << "least NIC bandwidth keeping " << percent(p.target) << " scaling efficiency (grid, then bisection to 2%)\n\n";
   t.print(std::cout);
   if (p.by_cost) {
     json best = json::array();

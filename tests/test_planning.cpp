@@ -142,7 +142,8 @@ TEST_CASE("possim plan answers each question with its binding resource, as a tab
   const Output bw = run_possim("plan s.json --engine analytic -q --json bw.json", dir);
   INFO(bw.err);
   REQUIRE(bw.status == 0);
-  CHECK(bw.out.find("least NIC bandwidth keeping 90.0%") != std::string::npos);
+  CHECK(bw.out.find("least NIC bandwidth keeping 90.0% scaling efficiency (grid, then bisection to 2%)") !=
+        std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(slurp(dir / "bw.json"));
   REQUIRE(j.at("answers").size() == 2);
   for (const auto& a : j["answers"]) {
@@ -167,6 +168,7 @@ TEST_CASE("possim plan answers each question with its binding resource, as a tab
       run_possim("plan s.json -q --engine analytic --strategies poseidon --prices '" + prices + "' --images-per-s 500", dir);
   REQUIRE(cost.status == 0);
   CHECK(cost.out.find("cheapest per model and strategy") != std::string::npos);
+  CHECK(cost.out.find("images/s at " + prices + " prices (") != std::string::npos);
   // Bad questions: one line, exit 2.
   CHECK(run_possim("plan s.json --target-efficiency 1.5", dir).status == 2);
   CHECK(run_possim("plan s.json --grid 10,fast", dir).err.find("--grid") != std::string::npos);
