@@ -3,8 +3,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +59,16 @@ Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridO
 
 namespace {
 
+// Whether this process has not yet said that `strategy` at `workers` nodes is folded: a plan
+// or a fit runs the same point at many bandwidths or parameter values (threads of one process,
+// model/run/parallel.hpp), and one line per (strategy, nodes) says it.
+bool first_fold_notice(const std::string& strategy, int workers) {
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, int>> said;
+  const std::lock_guard<std::mutex> lock(mutex);
+  return said.emplace(strategy, workers).second;
+}
+
 void write_all(int fd, const std::string& s) {
   std::size_t done = 0;
   while (done < s.size()) {
@@ -72,7 +85,7 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   const bool fold = reduces(plan, options_);
   // Before the child allocates it: what runs (worker 0 alone, folded).
   check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
-  if (fold)
+  if (fold && first_fold_notice(plan.strategy, plan.workers))
     std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
                  "exact: sim/fold.hpp); --no-reduce simulates every node\n",
                  plan.strategy.c_str(), plan.workers, plan.workers);

@@ -171,7 +171,7 @@ TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no
   const fs::path dir = scratch("cli", "fold");
   const auto scenario = [&](const char* name, const char* stragglers) {
     std::ofstream(dir / name) << R"({"name": "fold", "model": "vgg19", "batch_per_gpu": 32,
-      "cluster": {"nodes": [32], "gpus_per_node": 1, "nic_gbps": [10], "latency_s": 50e-6,
+      "cluster": {"nodes": [32], "gpus_per_node": 1, "nic_gbps": [10, 40], "latency_s": 50e-6,
                   "servers": {"shards": "per_node", "placement": "dedicated"}},
       "strategies": ["ps"],
       "strategy_options": {"kv_pair_bytes": 2097152, "consistency": "bsp", "staleness": 0,
@@ -187,7 +187,10 @@ TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no
   };
   const Output folded = run_possim("run s.json --out a --quiet", dir);
   REQUIRE(folded.status == 0);
-  CHECK(folded.err.find("ps at 32 nodes: worker 0 simulated for all 32") != std::string::npos);
+  const std::string notice = "ps at 32 nodes: worker 0 simulated for all 32";
+  const std::size_t at = folded.err.find(notice);
+  CHECK(at != std::string::npos);
+  CHECK(folded.err.find(notice, at + 1) == std::string::npos);  // once for both bandwidths
   const Output full = run_possim("run s.json --out b --quiet --no-reduce", dir);
   REQUIRE(full.status == 0);
   CHECK(full.err.find("worker 0") == std::string::npos);
