@@ -1,4 +1,4 @@
-# Where an iteration goes vs nodes: fc_stack_3b, allreduce (analytic), 8 GPU/node, 400 Gbit/s
+# Where an iteration goes vs nodes: fc_stack_3b, allreduce (simgrid), 8 GPU/node, 400 Gbit/s
 # Written by possim report (possim 8855517-dirty). Run `gnuplot fig04-time-nodes.gp` in this folder
 # to draw fig04-time-nodes.svg and fig04-time-nodes.png again from fig04-time-nodes.dat.
 set datafile separator '\t'
@@ -6,7 +6,7 @@ set encoding utf8
 set terminal svg size 760,460 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'fig04-time-nodes.svg'
 set xlabel 'nodes'
-set title 'Where an iteration goes vs nodes: fc_stack_3b, allreduce (analytic), 8 GPU/node, 400 Gbit/s'
+set title 'Where an iteration goes vs nodes: fc_stack_3b, allreduce (simgrid), 8 GPU/node, 400 Gbit/s'
 set ylabel 'seconds per iteration'
 set grid ytics
 set key below horizontal
