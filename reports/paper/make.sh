@@ -91,7 +91,7 @@ breakdown() {
 find "$tmp/figures" -name '*.svg' -delete
 # The pages name each point's results.json: name it where `possim run SCENARIO --out
 # results/paper/NAME` puts it, not this run's temporary folder (which would change every run).
-grep -rlF "$tmp/" "$tmp/figures" | while read -r f; do sed -i "s|$tmp/|results/paper/|g" "$f"; done
+{ grep -rlF "$tmp/" "$tmp/figures" || true; } | while read -r f; do sed -i "s|$tmp/|results/paper/|g" "$f"; done
 rm -rf reports/paper/figures
 mv "$tmp/figures" reports/paper/figures
 mv "$tmp/README.md" "$out"

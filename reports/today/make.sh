@@ -50,7 +50,7 @@ trap 'rm -rf "$tmp"' EXIT
 find "$tmp/figures" -name '*.svg' -delete
 # Name each point's results.json where `possim run SCENARIO --out results/today/NAME` puts
 # it, not this run's temporary folder (which would change every run).
-grep -rlF "$tmp/" "$tmp/figures" | while read -r f; do sed -i "s|$tmp/|results/today/|g" "$f"; done
+{ grep -rlF "$tmp/" "$tmp/figures" || true; } | while read -r f; do sed -i "s|$tmp/|results/today/|g" "$f"; done
 rm -rf "$out/figures"
 mv "$tmp/figures" "$out/figures"
 mv "$tmp/README.md" "$out/README.md"
