@@ -28,7 +28,7 @@ const float* as_floats(const Payload& p) { return reinterpret_cast<const float*>
 
 }  // namespace
 
-NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(plan), s_(s), node_(node) {
+NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(plan), s_(s) {
   const Network& net = *s.net;
   const auto refuse = [&](const std::string& what) {
     throw InputError("strategy", plan.strategy, what,

@@ -66,7 +66,6 @@ class NodeMath {
 
   const SyncPlan& plan_;
   Settings s_;
-  int node_;
   bool worker_ = false;
   bool onebit_ = false;
   int workers_ = 1;
