@@ -32,9 +32,9 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
       path_(plan, graph_.size(), graph_.iterations()) {
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   left_.assign(graph_.size(), 0);
-  outbox_.resize(std::size_t(plan.cluster.total_nodes()));
+  nodes_ = std::size_t(plan.cluster.total_nodes());
   if (fold_.on()) {
-    fold_sent_.assign(outbox_.size() * std::size_t(graph_.iterations()), 0);
+    fold_sent_.assign(nodes_ * std::size_t(graph_.iterations()), 0);
     fold_received_ = fold_sent_;
   }
 }
@@ -67,7 +67,7 @@ void Executor::start() {
   }
   start_drains();
   network_ = make_nic_network(sim_.network, platform_,
-                              std::vector<sg4::Mailbox*>(inbox_.begin(), inbox_.begin() + long(outbox_.size())));
+                              std::vector<sg4::Mailbox*>(inbox_.begin(), inbox_.begin() + long(nodes_)));
   // One engine per process (a child of SimGridEngine::run): the signal outlives no run.
   sg4::Engine::on_time_advance_cb([this](double delta_s) { recorder_.sample_link_loads(delta_s); });
   for (int w = 0; w < plan_.workers; ++w)
@@ -143,7 +143,7 @@ void Executor::flow_landed(const Instance& in, int src_node, int dst_node, doubl
   repeats_.flow_landed(in.t, now());
   recorder_.flow_landed(in.t, src_node, dst_node, bytes);
   if (fold_.on()) {
-    const std::size_t row = std::size_t(in.t) * outbox_.size();
+    const std::size_t row = std::size_t(in.t) * nodes_;
     fold_sent_[row + std::size_t(src_node)] += bytes;
     fold_received_[row + std::size_t(dst_node)] += bytes;
   }
@@ -159,7 +159,7 @@ void Executor::deliver_all(const Instance& in) {
 // the links of every worker node are node 0's (and PCIe worker 0's).
 void Executor::unfold(Result& r) const {
   const int k = graph_.iterations(), n = full().workers;
-  const std::size_t nodes = outbox_.size();
+  const std::size_t nodes = nodes_;
   const auto mean = [&](const std::vector<double>& v, std::size_t node) {
     double sum = 0;
     for (int t = 0; t < k; ++t) sum += v[std::size_t(repeats_.source(t)) * nodes + node];

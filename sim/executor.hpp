@@ -126,7 +126,7 @@ class Executor {
   simgrid::s4u::Mailbox* mem_inbox(int w) const {
     return inbox_[platform_.node.size() + platform_.gpu.size() + std::size_t(w)];
   }
-  std::vector<std::vector<Outgoing>> outbox_;  // per node: only its size is used (nodes)
+  std::size_t nodes_ = 0;                      // in the cluster: workers, and servers if dedicated
   std::unique_ptr<NicNetwork> network_;        // every flow between NICs (made by start())
   // Collectives: per (iteration, task, stream, sender, receiver), the flows landed and
   // not yet taken by the receiver (NCCL's receive slots).

@@ -37,7 +37,7 @@ Recorder::Recorder(const SyncPlan& plan, const Platform& platform, const RunOpti
 
 void Recorder::sample_link_loads(double delta_s) {
   if (!(delta_s > 0)) return;
-  for (std::size_t j = 2 * nodes_; j < link_.size(); ++j)
+  for (std::size_t j = pcie_d2h(0); j < link_.size(); ++j)
     if (link_peak_bytes_per_s_[j] < link_capacity_[j])  // a link that ran full cannot go higher
       link_peak_bytes_per_s_[j] = std::max(link_peak_bytes_per_s_[j], link_[j]->get_usage());
 }
@@ -96,7 +96,7 @@ void Recorder::fill_links(Result& r, const RepeatDetector& repeats, const NicNet
     LinkUse u;
     u.link = name;
     u.bytes_per_iteration = bytes / k_;
-    u.peak_utilization = (j < 2 * nodes_ ? network.peak_bytes_per_s(j) : link_peak_bytes_per_s_[j]) / l->get_bandwidth();
+    u.peak_utilization = (j < pcie_d2h(0) ? network.peak_bytes_per_s(j) : link_peak_bytes_per_s_[j]) / l->get_bandwidth();
     u.mean_utilization = run_s > 0 ? bytes / (run_s * l->get_bandwidth()) : 0;
     r.links.push_back(u);
   };
