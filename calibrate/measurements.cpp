@@ -13,6 +13,7 @@
 #include "model/input/json_check.hpp"
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 #include "model/strategies/strategy.hpp"
 
 namespace possim::calibrate {
@@ -35,7 +36,10 @@ const std::vector<std::string> kResultColumns = {
     "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean"};
 const std::vector<std::string> kText = {"model", "strategy", "stack", "source"};
 
-constexpr long long kMaxBatch = 65536;  // as a scenario's batch_per_gpu
+constexpr long long kMaxBatch = limits::kMaxBatchPerGpu;  // as a scenario's batch_per_gpu
+// A measured figure (seconds, images/s, a speedup) beyond this is a typo; an iteration
+// shorter than a microsecond is not a training step.
+constexpr double kMaxMeasured = 1e12, kMinIterationS = 1e-6;
 
 std::string known_list() {
   std::string s = json_check::list(kRequired);
@@ -69,22 +73,25 @@ struct Checker {
                          const std::string& expected) const {
     throw InputError(where, prefix + field, problem, expected);
   }
-  double number(const std::string& field, const std::string& text, bool positive) const {
-    if (text.empty()) fail(field, "is empty", "a number");
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      fail(field, "'" + text + "' is not a number", "a number");
-    }
-    if (used != text.size()) fail(field, "'" + text + "' is not a number", "a number");
-    if (!std::isfinite(v)) fail(field, "'" + text + "' is not finite", "a finite number");
-    if (positive && v <= 0) fail(field, "'" + text + "' is not positive", "a number > 0");
-    return v;
+  // A decimal number (no hex, no inf or nan: model/input/text.hpp) in [lo, hi] (lo
+  // excluded when lo_open).
+  double number(const std::string& field, const std::string& text, double lo, double hi, bool lo_open) const {
+    const std::string range = std::string(lo_open ? "(" : "[") + g(lo) + ", " + g(hi) + "]";
+    if (text.empty()) fail(field, "is empty", "a number in " + range);
+    const std::optional<double> v = parse_decimal(text);
+    if (!v) fail(field, "'" + json_check::quoted(text) + "' is not a number", "a decimal number in " + range);
+    if (lo == 0 && lo_open && *v <= 0) fail(field, "'" + json_check::quoted(text) + "' is not positive", "a number in " + range);
+    if ((lo_open ? *v <= lo : *v < lo) || *v > hi)
+      fail(field, "'" + json_check::quoted(text) + "' is out of range", "a number in " + range);
+    return *v;
+  }
+  static std::string g(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
   }
   int integer(const std::string& field, const std::string& text, long long max) const {
-    const double v = number(field, text, false);
+    const double v = number(field, text, -1e300, 1e300, false);
     if (v != std::floor(v) || v < 1 || v > double(max))
       fail(field, "'" + json_check::quoted(text) + "' is not a whole number in [1, " + std::to_string(max) + "]",
            "an integer in [1, " + std::to_string(max) + "]");
@@ -112,7 +119,7 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
   if (!is_strategy(p.strategy))
     c.fail("strategy", "unknown strategy '" + json_check::quoted(p.strategy) + "'", "one of " + strategies());
   p.nodes = c.integer("nodes", f.at("nodes"), limits::kMaxNodes);
-  p.nic_gbps = c.number("nic_gbps", f.at("nic_gbps"), true);
+  p.nic_gbps = c.number("nic_gbps", f.at("nic_gbps"), limits::kMinNicGbps, limits::kMaxNicGbps, false);
   const auto given = [&f](const std::string& k) {
     auto it = f.find(k);
     return it != f.end() && !it->second.empty();
@@ -136,7 +143,7 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
     }
   if (p.measured_as.empty())
     c.fail("iteration_s", "missing", "one of iteration_s, images_per_s or speedup per point");
-  p.measured_value = c.number(p.measured_as, f.at(p.measured_as), true);
+  p.measured_value = c.number(p.measured_as, f.at(p.measured_as), 0, kMaxMeasured, true);
   if (p.measured_as == "iteration_s") {
     p.iteration_s = p.measured_value;
   } else if (p.measured_as == "images_per_s") {
@@ -146,9 +153,13 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
       c.fail("reference_images_per_s", "missing",
              "the images/s of the reference a speedup is measured against");
     p.reference_images_per_s =
-        c.number("reference_images_per_s", f.at("reference_images_per_s"), true);
+        c.number("reference_images_per_s", f.at("reference_images_per_s"), 0, kMaxMeasured, true);
     p.iteration_s = p.images_per_iteration() / (p.measured_value * p.reference_images_per_s);
   }
+  // What the engines will simulate: an iteration a plan may hold (limits::kMaxTaskSeconds).
+  if (!(p.iteration_s >= kMinIterationS && p.iteration_s <= limits::kMaxTaskSeconds))
+    c.fail(p.measured_as, "gives an iteration of " + Checker::g(p.iteration_s) + " s",
+           "an iteration time in [" + Checker::g(kMinIterationS) + ", " + Checker::g(limits::kMaxTaskSeconds) + "] s");
 }
 
 MeasurementSet parse_csv(const std::string& text, const std::string& where,
@@ -194,7 +205,13 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where,
                  " columns",
              "one value per header column");
     std::map<std::string, std::string> f;
-    for (std::size_t i = 0; i < header.size(); ++i) f[header[i]] = cells[i];
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (cells[i].size() > limits::kMaxNoteChars || !is_label_text(cells[i]))
+        c.fail(header[i], "'" + json_check::quoted(cells[i]) + "' is not printable text (control characters, not UTF-8, or over " +
+                              std::to_string(limits::kMaxNoteChars) + " bytes)",
+               "a value");
+      f[header[i]] = cells[i];
+    }
     MeasurementPoint p;
     p.batch = default_batch;
     p.where = c.where;
@@ -235,7 +252,8 @@ MeasurementSet parse_json(const std::string& text, const std::string& where,
       const json& v = item.value();
       if (in(kText, item.key()) || item.key() == "engine") {
         if (!v.is_string()) c.fail(item.key(), json_check::quoted(v.dump()) + " is not a string", "a string");
-        f[item.key()] = v.get<std::string>();
+        f[item.key()] = json_check::Reader(where).label(v, "points[" + std::to_string(i) + "]." + item.key(),
+                                                       limits::kMaxNoteChars, "a string");
       } else {
         if (!v.is_number()) c.fail(item.key(), json_check::quoted(v.dump()) + " is not a number", "a number");
         char buf[64];

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "model/run/result_io.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::calibrate {
 

@@ -23,8 +23,10 @@
 #include "cli/options.hpp"
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
+#include "model/input/json_check.hpp"
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::cli {
 
@@ -152,7 +154,13 @@ int cmd_kernels(const std::vector<std::string>& args) {
 // Rank and size from the launcher's environment (Open MPI, PMI/PMIx, Slurm).
 int env_int(std::initializer_list<const char*> names, int fallback) {
   for (const char* n : names)
-    if (const char* v = std::getenv(n)) return std::atoi(v);
+    if (const char* v = std::getenv(n)) {
+      const auto x = parse_decimal_integer(v);
+      if (!x || *x < 0 || *x > limits::kMaxNodes)
+        throw InputError(n, "", std::string("'") + std::string(v).substr(0, 16) + "' is not a rank or a size",
+                         "an integer in [0, " + std::to_string(limits::kMaxNodes) + "]");
+      return int(*x);
+    }
   return fallback;
 }
 
@@ -161,10 +169,10 @@ std::vector<double> parse_sizes(const std::string& text, const std::string& opti
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(v >= 1))
-      throw InputError(option, "", "'" + item + "' is not a size in bytes",
+    const std::optional<double> parsed = parse_decimal(item);
+    const double v = parsed.value_or(0);
+    if (!parsed || !(v >= 1 && v <= 1e12))
+      throw InputError(option, "", "'" + json_check::quoted(item) + "' is not a size in bytes",
                        "comma-separated byte counts, e.g. 262144,1048576");
     out.push_back(v);
   }
@@ -231,7 +239,10 @@ int cmd_exchange(const std::vector<std::string>& args) {
     if (colon == std::string::npos)
       throw InputError("--coordinator", "", "'" + coordinator + "' has no port", "HOST:PORT");
     const std::string host = coordinator.substr(0, colon);
-    const int port = std::atoi(coordinator.substr(colon + 1).c_str());
+    const std::optional<long long> port_v = parse_decimal_integer(coordinator.substr(colon + 1));
+    if (!port_v || *port_v < 1 || *port_v > 65535)
+      throw InputError("--coordinator", "", "'" + json_check::quoted(coordinator) + "' has no port in [1, 65535]", "HOST:PORT");
+    const int port = int(*port_v);
     if (rank < 0)
       rank = env_int({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}, -1);
     if (size < 0) size = env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}, -1);

@@ -14,6 +14,8 @@
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -73,6 +75,9 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
                      "an integer in [1, " + std::to_string(limits::kMaxShards) + "]");
   if (!(latency_us >= 0 && latency_us <= 1e6))
     throw InputError("--latency-us", "", "is not in range", "microseconds in [0, 1e6]");
+  // Both files it writes, before the fit runs.
+  check_output_file(out, "--out");
+  check_output_file(cal::sidecar_path(out), "--out (its calibration record)");
   if (name.empty()) name = std::filesystem::path(out).stem().string();
   const std::unique_ptr<Engine> engine = make_engine(engine_name);
 
@@ -95,9 +100,9 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       throw InputError("--start", "", "'" + s + "' has no '='", "NAME=VALUE");
     const std::string key = s.substr(0, eq);
     cal::check_fit_parameter(base, key);
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str() + eq + 1, &end);
-    if (*end != '\0' || !(v > 0) || !std::isfinite(v))
+    const std::optional<double> parsed = parse_decimal(s.substr(eq + 1));
+    const double v = parsed.value_or(0);
+    if (!parsed || !(v > 0))
       throw InputError("--start", key, "'" + s.substr(eq + 1) + "' is not a positive number",
                        "NAME=VALUE > 0");
     opt.start[key] = v;

@@ -20,11 +20,13 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 #include "model/planning/capacity.hpp"
 #include "model/run/parallel.hpp"
 #include "model/run/provenance.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -33,25 +35,31 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::vector<std::string> split(const std::string& s) {
+// A comma-separated list of an option: at least one item, none empty ('', ',,,' and
+// 'a,,b' are mistakes, not an empty question).
+std::vector<std::string> split(const std::string& s, const std::string& option, const std::string& expected) {
   std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t comma = s.find(',', from);
+    const std::string item = s.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (item.empty())
+      throw InputError(option, "", s.empty() ? "is empty" : "'" + json_check::quoted(s) + "' has an empty item", expected);
+    out.push_back(item);
+    if (comma == std::string::npos) return out;
+    from = comma + 1;
+  }
 }
 
 std::vector<double> parse_grid(const std::string& text) {
   std::vector<double> grid;
-  for (const std::string& item : split(text)) {
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (*end != '\0' || !(v >= 0.1 && v <= 1000))
-      throw InputError("--grid", "", "'" + json_check::quoted(item) + "' is not a NIC speed", "Gbit/s in [0.1, 1000], comma-separated");
-    grid.push_back(v);
+  const std::string expected = "Gbit/s in [0.1, 1000], comma-separated";
+  for (const std::string& item : split(text, "--grid", expected)) {
+    const std::optional<double> v = parse_decimal(item);  // not "0x10", "inf"
+    if (!v || !(*v >= 0.1 && *v <= 1000))
+      throw InputError("--grid", "", "'" + json_check::quoted(item) + "' is not a NIC speed", expected);
+    grid.push_back(*v);
   }
-  if (grid.empty()) throw InputError("--grid", "", "no speed given", "Gbit/s, comma-separated");
   std::sort(grid.begin(), grid.end());
   grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
   return grid;
@@ -59,7 +67,10 @@ std::vector<double> parse_grid(const std::string& text) {
 
 // The scenario with its model and strategies replaced, checked as any scenario is.
 Scenario variant(const std::string& path, const std::string& model, const std::vector<std::string>& strategies) {
-  json j = json::parse(read_input_file(path, "scenario file", "an existing scenario JSON"));
+  // Through the same door as load_scenario: depth-limited, every parse error one line.
+  json j = json_check::Reader(path).parse(read_input_file(path, "scenario file", "an existing scenario JSON"),
+                                          "a scenario JSON object");
+  if (!j.is_object()) json_check::Reader(path).fail("", json_check::describe(j) + " is not an object", "a scenario JSON object");
   if (!model.empty()) j["model"] = model;
   if (!strategies.empty()) j["strategies"] = strategies;
   const std::string dir = fs::path(path).parent_path().string();
@@ -198,7 +209,7 @@ void print_answers(const Plan& p) {
     if (!p.answers[i].note.empty()) std::cerr << "possim: warning: " << p.answers[i].note << "\n";
   if (p.json_path == "-") std::cout << out.dump(2) << "\n";
   else if (!p.json_path.empty()) {
-    write_file_atomic(p.json_path, out.dump(2) + "\n");
+    write_file_atomic(p.json_path, out.dump(2) + "\n", "--json");
     std::cout << "wrote " << p.json_path << "\n";
   }
 }
@@ -233,6 +244,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   if (!parse("plan", args, desc, pos, vm, "SCENARIO [--target-efficiency E] [--grid G,...] [--gbps B | --prices F --images-per-s X]"))
     return 0;
 
+  if (!json_path.empty() && json_path != "-") check_output_file(json_path, "--json");  // before the work
   if (!(target > 0 && target <= 1))
     throw InputError("--target-efficiency", "", json_check::describe(json(target)) + " is out of range", "a number in (0, 1]");
   const std::vector<double> grid = vm.count("grid") ? parse_grid(grid_text) : default_bandwidth_grid();
@@ -251,8 +263,11 @@ int cmd_plan(const std::vector<std::string>& args) {
 
   // One scenario per model, every strategy asked.
   std::vector<Scenario> scenarios;
-  const std::vector<std::string> models = vm.count("models") ? split(models_text) : std::vector<std::string>{""};
-  std::vector<std::string> strategies = split(strategies_text);
+  const std::vector<std::string> models =
+      vm.count("models") ? split(models_text, "--models", "model names, comma-separated") : std::vector<std::string>{""};
+  std::vector<std::string> strategies =
+      vm.count("strategies") ? split(strategies_text, "--strategies", "strategy names, comma-separated")
+                             : std::vector<std::string>{};
   for (const std::string& m : models) scenarios.push_back(variant(scenario_path, m, strategies));
   if (strategies.empty())
     for (const std::string& st : scenarios.front().strategies)
@@ -261,12 +276,11 @@ int cmd_plan(const std::vector<std::string>& args) {
   std::vector<int> node_counts = scenarios.front().nodes;
   if (vm.count("nodes")) {
     node_counts.clear();
-    for (const std::string& n : split(nodes_text)) {
-      char* end = nullptr;
-      const long v = std::strtol(n.c_str(), &end, 10);
-      if (*end != '\0' || v < 1 || v > max_nodes_limit)
+    for (const std::string& n : split(nodes_text, "--nodes", "node counts, comma-separated")) {
+      const std::optional<long long> v = parse_decimal_integer(n);
+      if (!v || *v < 1 || *v > max_nodes_limit)
         throw InputError("--nodes", "", "'" + json_check::quoted(n) + "' is not a node count", "integers in [1, --max-nodes]");
-      node_counts.push_back(int(v));
+      node_counts.push_back(int(*v));
     }
   }
 

@@ -12,9 +12,14 @@
 #include "cli/options.hpp"
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
+#include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 #include "model/input/profile.hpp"
 #include "model/input/profile_derive.hpp"
 #include "model/run/result_io.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -143,13 +148,10 @@ int cmd_derive(const std::vector<std::string>& args) {
       "--from PROFILE --device SHEET --out FILE [--name NAME] [--base-device SHEET]";
   if (!parse("profile derive", args, desc, pos, vm, usage)) return 0;
 
-  {
-    const std::filesystem::path dir = std::filesystem::path(out).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw InputError("possim profile derive", "--out",
-                       "folder '" + dir.string() + "' does not exist",
-                       "a file in an existing folder");
-  }
+  check_output_file(out, "--out");  // before the work
+  if (vm.count("name") && (name.empty() || name.size() > limits::kMaxLabelChars || !is_label_text(name)))
+    throw InputError("--name", "", "'" + json_check::quoted(name) + "' is not a profile name",
+                     "printable text of 1 to " + std::to_string(limits::kMaxLabelChars) + " bytes");
   const Profile base = load_profile(from, ".");
   const DeviceSheet bs = load_device_sheet(base_device.empty() ? base.name : base_device, ".");
   const DeviceSheet t = load_device_sheet(device, ".");
@@ -158,18 +160,17 @@ int cmd_derive(const std::vector<std::string>& args) {
   // Every field the profile struct has, then any top-level field of the base file that the
   // writer does not know (a newer format section): copied through unchanged.
   nlohmann::ordered_json j = calibrate::profile_to_json(p);
-  std::ifstream in(base.path);
-  if (in) {
-    std::stringstream s;
-    s << in.rdbuf();
-    const auto raw = nlohmann::ordered_json::parse(s.str(), nullptr, /*allow_exceptions=*/false);
+  {
+    const std::string base_text = read_input_file(base.path, "profile file", "an existing profile JSON");
+    json_check::check_depth(base_text, base.path);
+    const auto raw = nlohmann::ordered_json::parse(base_text, nullptr, /*allow_exceptions=*/false);
     if (raw.is_object())
       for (const auto& item : raw.items())
         if (!j.contains(item.key())) j[item.key()] = item.value();
   }
   const std::string text = j.dump(2) + "\n";
   parse_profile(text, out);  // possim must accept what it writes
-  write_file_atomic(out, text);
+  write_file_atomic(out, text, "--out");
 
   std::cout << "derived " << p.name << " (" << t.device << ") from " << base.name << " ("
             << bs.device << ")\n\n";

@@ -3,6 +3,7 @@
 // folders put back together.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include "cli/output_folder.hpp"
 #include "cli/progress.hpp"
 #include "cli/sweep_shard.hpp"
+#include "cli/table.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
 #include "model/run/parallel.hpp"
@@ -21,6 +23,7 @@
 #include "model/run/result_io.hpp"
 #include "model/run/sweep_grid.hpp"
 #include "model/run/sweep_manifest.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -40,18 +43,16 @@ void write_sweep_folder(const std::string& folder, const SweepManifest& m, const
       {"results.json", sweep_results_json(m, records)},
       {"sweep.json", manifest_json(m)}};
   if (with_points) files.emplace_back("points.jsonl", sweep_points_jsonl(m, records));
-  for (const auto& [name, contents] : files) {
-    const std::string path = folder + "/" + name;
-    remove_on_interrupt(path + ".tmp");
-    write_file_atomic(path, contents);
-    forget_on_interrupt(path + ".tmp");
-  }
+  for (const auto& [name, contents] : files) write_file_atomic(folder + "/" + name, contents);
 }
 
 // Rank 0 under mpirun: waits until every other rank's folder holds its shard's points,
-// then writes the whole sweep into `out`.
+// then writes the whole sweep into `out`. A rank whose points file does not grow for
+// `stall_s` seconds ends the wait (mpirun started fewer ranks than it says, or the rank
+// failed without taking mpirun down): rank 0's own points are kept for a rerun or a merge.
 void gather(const SweepGrid& grid, const Shard& me, const std::string& out, PointRecords records,
-            bool quiet) {
+            double stall_s, bool quiet) {
+  using clock = std::chrono::steady_clock;
   for (int r = 0; r < me.count; ++r) {
     if (r == me.index) continue;
     const SweepManifest theirs = manifest_of(grid, r, me.count);
@@ -60,15 +61,23 @@ void gather(const SweepGrid& grid, const Shard& me, const std::string& out, Poin
     const std::string file = points_file(out + "/" + shard.folder_name());
     PointRecords got;
     off_t seen = -1;
+    clock::time_point grew = clock::now();
     // Done at once for a shard without points (more ranks than points): it writes no file.
     for (bool said = false; !theirs.missing(got).empty();) {
       struct stat st {};
       const off_t size = ::stat(file.c_str(), &st) == 0 ? st.st_size : -1;
       if (size != seen) {  // read again only once it has grown
         seen = size;
-        got = read_points(file);
+        grew = clock::now();
+        got = read_points(file, theirs.record_check());
         continue;
       }
+      if (std::chrono::duration<double>(clock::now() - grew).count() > stall_s)
+        throw std::runtime_error("sweep: rank 0 waited " + fixed(stall_s, 0) + " s for rank " + std::to_string(r) +
+                                 "'s points in " + file + " and none came (mpirun started fewer ranks than "
+                                 "OMPI_COMM_WORLD_SIZE says, or rank " + std::to_string(r) +
+                                 " failed); what every rank finished is kept: rerun the sweep to resume, or merge "
+                                 "the shard folders with `possim sweep merge` (--gather-timeout sets the wait)");
       if (!quiet && !said) std::cerr << "sweep: rank 0 waits for rank " << r << "'s points in " << file << "\n";
       said = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -101,7 +110,7 @@ int sweep_merge(const std::vector<std::string>& args) {
       throw InputError(dir + "/sweep.json", "", "is not a shard of the same sweep as " + dirs.front() +
                                                     " (other points or another engine)",
                        "folders of one sweep file run with one engine and one possim");
-    const PointRecords got = read_points(points_file(dir));
+    const PointRecords got = read_points(points_file(dir), m.record_check());
     records.insert(got.begin(), got.end());
   }
   SweepManifest whole = manifests.front();
@@ -126,11 +135,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string sweep_path, engine_name, out, shard_text;
   bool quiet = false, all_iterations = false;
   int jobs = 0;
+  double gather_timeout_s = 0;
   desc.add_options()("sweep", po::value(&sweep_path)->required(), "sweep JSON file");
   add_engine_option(desc, engine_name);
   desc.add_options()("out", po::value(&out), "folder of the sweep (default results/NAME/ENGINE; a shard's: .../shard-I-of-N)")(
       "jobs,j", po::value(&jobs), "points simulated at once (default: the cores, shared among mpirun's ranks)")(
-      "shard", po::value(&shard_text), "run only points i, i+n, i+2n, ... (i/n); merge with `possim sweep merge`");
+      "shard", po::value(&shard_text), "run only points i, i+n, i+2n, ... (i/n); merge with `possim sweep merge`")(
+      "gather-timeout", po::value(&gather_timeout_s),
+      "under mpirun: seconds rank 0 waits for a rank whose points stop coming (default: 10x its slowest "
+      "point, at least 300)");
   add_all_iterations_option(desc, all_iterations);
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress, no summary");
   po::positional_options_description pos;
@@ -151,6 +164,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
     throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");
 
+  if (vm.count("gather-timeout") && !(gather_timeout_s >= 1 && gather_timeout_s <= 1e6))
+    throw InputError("--gather-timeout", "", "is not in range", "seconds in [1, 1e6]");
   const SweepGrid grid = load_sweep(sweep_path, RunIdentity{engine->name(), all_iterations});
   if (engine->name() == std::string("analytic"))
     for (const auto& caveat : grid.analytic_caveats) std::cerr << "possim: warning: some points: " << caveat << "\n";
@@ -161,7 +176,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   check_output_path(folder, vm.count("out") ? "--out" : "results folder");
 
   const SweepManifest m = manifest_of(grid, shard.index, shard.count);
-  PointRecords records = read_points(points_file(folder));
+  PointRecords records = read_points(points_file(folder), m.record_check());
   const std::vector<std::size_t> todo = m.missing(records);
   std::size_t mine = 0;
   for (std::size_t i = 0; i < grid.points.size(); ++i) mine += m.in_shard(i);
@@ -181,11 +196,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
   BaselineCache baselines;
   std::mutex mutex;
   std::size_t done = mine - todo.size();
+  double slowest_point_s = 0;
   parallel_for(todo.size(), jobs, [&](std::size_t t) {
     const std::size_t i = todo[t];
+    const auto started = std::chrono::steady_clock::now();
     const Result r = run_grid_point(grid, i, *engine, PointOptions{}, baselines);
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::string text = point_line(grid.points[i].key, grid.points[i].values, r);
     const std::lock_guard<std::mutex> lock(mutex);
+    slowest_point_s = std::max(slowest_point_s, took_s);
     without_interrupt([&] { writer.append(text); });
     records[grid.points[i].key] = nlohmann::json::parse(text);
     line.update(++done, result_label(r));
@@ -194,7 +213,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   write_sweep_folder(folder, m, records, /*with_points=*/false);
   if (shard.mpi && shard.count > 1) {
     if (shard.index != 0) return 0;
-    gather(grid, shard, out, std::move(records), quiet);
+    const double stall_s = vm.count("gather-timeout") ? gather_timeout_s : std::max(300.0, 10 * slowest_point_s);
+    gather(grid, shard, out, std::move(records), stall_s, quiet);
   }
   const bool gathered = shard.mpi && shard.count > 1;
   if (!quiet)

@@ -14,6 +14,7 @@
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
 #include "model/run/result_io.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -48,6 +49,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     return 0;
   if (!(tolerance >= 0) || !std::isfinite(tolerance))
     throw InputError("--tolerance", "", "is not a finite number >= 0", "a fraction >= 0");
+  if (!json_out.empty()) check_output_file(json_out, "--json");  // before the work
   if (live) {
     if (paths.size() != 1) throw InputError("validate --live", "", "takes one scenario", "possim validate SCENARIO --live");
     return validate_live(paths.front(), tolerance, json_out);
@@ -89,7 +91,8 @@ int cmd_validate(const std::vector<std::string>& args) {
                                                {"worst_error", s.worst},
                                                {"worst_point", s.worst_where}}
                                                     .dump(2) +
-                                        "\n");
+                                        "\n",
+                      "--json");
   if (tolerance > 0 && s.worst > tolerance) {
     std::cout << "worst error above the tolerance of " << fixed(100 * tolerance, 2) << "%\n";
     return 1;

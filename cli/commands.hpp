@@ -20,6 +20,7 @@ int cmd_profile(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);
 int cmd_plan(const std::vector<std::string>& args);
+int cmd_live(const std::vector<std::string>& args);
 
 // Engines selectable with --engine; throws InputError for an unknown name.
 // all_iterations: SimGrid simulates every iteration, even those that provably repeat.

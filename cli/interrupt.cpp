@@ -43,12 +43,15 @@ void watch(sigset_t set) {
 }  // namespace
 
 void handle_interrupts() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread(watch, set).detach();
+  static std::once_flag once;  // main() calls it for every command; some commands again
+  std::call_once(once, [] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread(watch, set).detach();
+  });
 }
 
 void remove_on_interrupt(const std::string& path) {

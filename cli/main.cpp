@@ -1,5 +1,7 @@
 // possim: predict, explain and check the speed of data-parallel training (Poseidon).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -8,6 +10,8 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "model/input/error.hpp"
+#include "model/input/json_check.hpp"
+#include "model/input/text.hpp"
 #include "model/run/version.hpp"
 
 namespace {
@@ -25,31 +29,28 @@ const char* kUsage =
     "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
     "  validate FILES     measured points beside a profile's predictions, with their errors\n"
     "  profile SUB        show a profile, or derive one for another GPU from its published figures\n"
+    "  live cleanup       delete the network namespaces of live runs whose possim has died\n"
     "\n"
     "`possim COMMAND --help` describes a command's options; `possim --version` prints the version.\n";
 
-// A message as one printable line: control characters escaped (a newline inside a JSON
-// string a message quotes prints as \n), and at most kMaxMessageChars long. Every message
-// possim prints for a failure goes through here.
+// A message as one printable line: control characters and bytes that are not UTF-8
+// escaped (model/input/text.hpp), and at most kMaxMessageChars long. Every message possim
+// prints for a failure goes through here.
 constexpr std::size_t kMaxMessageChars = 4096;
 
 std::string one_line(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-    if (out.size() > kMaxMessageChars) return out.substr(0, kMaxMessageChars) + "...";
-  }
-  return out;
+  const std::string out = possim::printable_text(s.substr(0, kMaxMessageChars));
+  return s.size() > kMaxMessageChars ? out + "..." : out;
+}
+
+// What was printed reaches its reader, or the command fails: `possim models >/dev/full`
+// must not exit 0.
+int flushed(int status) {
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0) return status;
+  const int err = errno;
+  std::cerr << "possim: error: cannot write to standard output: " << std::strerror(err ? err : EIO) << '\n';
+  return status == 0 ? 1 : status;
 }
 
 }  // namespace
@@ -59,16 +60,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "--version") {
     std::cout << "possim " << possim_version() << '\n';
-    return 0;
+    return flushed(0);
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
-    if (!args.empty()) return 0;
+    if (!args.empty()) return flushed(0);
     std::cerr << "possim: no command given (expected run, sweep, plan, report, explain, models, calibrate, validate or profile)\n";
-    return 2;
+    return flushed(2);
   }
   const std::string command = args[0];
   args.erase(args.begin());
+  // Every command: SIGINT and SIGTERM end its children (simulations, gnuplot, live nodes),
+  // remove what it was writing, and exit 130 or 143 (cli/interrupt.hpp). Before any thread.
+  cli::handle_interrupts();
   // After an interrupt, what failed because its child was killed (or even finished) waits
   // for the watcher to end possim with 130 or 143 (cli/interrupt.hpp).
   try {
@@ -82,18 +86,23 @@ int main(int argc, char** argv) {
     else if (command == "sweep") status = cli::cmd_sweep(args);
     else if (command == "report") status = cli::cmd_report(args);
     else if (command == "plan") status = cli::cmd_plan(args);
+    else if (command == "live") status = cli::cmd_live(args);
     cli::wait_if_interrupted();
-    if (status >= 0) return status;
+    if (status >= 0) return flushed(status);
     std::cerr << "possim: unknown command '" << one_line(command)
-              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate or profile)\n";
-    return 2;
+              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate, profile or live)\n";
+    return flushed(2);
   } catch (const InputError& e) {
     cli::wait_if_interrupted();
     std::cerr << "possim: " << one_line(e.what()) << '\n';
-    return 2;
+    return flushed(2);
+  } catch (const nlohmann::json::exception& e) {  // a bug: said as one, not as the library's text
+    cli::wait_if_interrupted();
+    std::cerr << "possim: error: internal error handling JSON: " << one_line(json_check::exception_text(e)) << '\n';
+    return flushed(1);
   } catch (const std::exception& e) {
     cli::wait_if_interrupted();
     std::cerr << "possim: error: " << one_line(e.what()) << '\n';
-    return 1;
+    return flushed(1);
   }
 }

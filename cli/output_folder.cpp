@@ -11,6 +11,7 @@
 
 #include "cli/interrupt.hpp"
 #include "model/input/error.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -31,6 +32,11 @@ void check_output_path(const std::string& dest, const std::string& option) {
   if (dest.empty()) throw InputError(option, "", "is empty", "a folder path");
   const fs::path p = normal(dest);
   if (p == p.root_path()) throw InputError(option, "", "'" + dest + "' is the root folder", "a folder path");
+  // The folder itself, if it exists, is a folder and not a link to one: what is written
+  // goes where the user named, not where a link (planted in a shared results tree) points.
+  std::error_code lec;
+  if (fs::symlink_status(p, lec).type() == fs::file_type::symlink)
+    throw InputError(option, "", "'" + dest + "' is a symlink", "a folder path (existing or new), not a link; give the folder it points to");
   // The nearest part of the path that exists must be a folder.
   for (fs::path q = p; !q.empty(); q = q.parent_path()) {
     std::error_code ec;
@@ -51,6 +57,7 @@ void check_output_path(const std::string& dest, const std::string& option) {
 OutputFolder::OutputFolder(const std::string& dest, const std::string& option)
     : dest_(dest), option_(option) {
   check_output_path(dest, option);
+  make_temp();  // before the work: a folder possim cannot make fails now, not after hours
 }
 
 OutputFolder::~OutputFolder() {
@@ -85,11 +92,15 @@ void OutputFolder::make_temp() {
 
 void OutputFolder::write(const std::string& name, const std::string& contents) {
   if (temp_.empty()) make_temp();
-  const fs::path file = fs::path(temp_) / name;
-  std::ofstream f(file, std::ios::binary | std::ios::trunc);
-  f << contents;
-  f.flush();
-  if (!f) throw std::runtime_error(file.string() + ": write failed");
+  const std::string file = (fs::path(temp_) / name).string();
+  const int fd = create_new_file(file);  // the temporary folder is possim's own: nothing is there
+  try {
+    write_all(fd, contents, file);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw std::runtime_error(file + ": write failed: " + std::strerror(errno));
 }
 
 const std::string& OutputFolder::temp_path() {
@@ -104,6 +115,17 @@ void OutputFolder::commit() {
     fs::rename(temp_, p, ec);
     if (ec) throw std::runtime_error(dest_ + ": cannot rename the results into place: " + ec.message());
   } else {
+    // Each file replaces only a regular file of its name: never a link, a FIFO, a device
+    // or a folder put there (checked for all before any is renamed).
+    if (fs::symlink_status(p, ec).type() != fs::file_type::directory)
+      throw InputError(option_, "", "'" + dest_ + "' is no longer a folder", "a folder path");
+    for (const auto& entry : fs::directory_iterator(temp_)) {
+      const std::string there = (p / entry.path().filename()).string();
+      const std::string kind = non_regular_kind(there);
+      if (!kind.empty())
+        throw InputError(option_, "", "'" + there + "' is " + kind + ", which possim does not replace",
+                         "a results folder holding only regular files");
+    }
     for (const auto& entry : fs::directory_iterator(temp_)) {
       const fs::path name = entry.path().filename();
       fs::rename(entry.path(), p / name, ec);

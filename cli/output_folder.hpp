@@ -14,8 +14,10 @@ void check_output_path(const std::string& dest, const std::string& option);
 
 class OutputFolder {
  public:
-  // Checks that `dest` can be a folder: it is one, or nothing on its path is a file.
-  // Throws InputError naming `option` (e.g. "--out") otherwise. Writes nothing yet.
+  // Checks that `dest` can be a folder: it is one (not a symlink), or nothing on its path
+  // is a file; then makes the temporary folder (and missing parents) at once, so that a
+  // folder possim cannot write fails before the work. Throws InputError naming `option`
+  // (e.g. "--out") otherwise.
   OutputFolder(const std::string& dest, const std::string& option);
   ~OutputFolder();  // removes what an uncommitted folder made
   OutputFolder(const OutputFolder&) = delete;
@@ -27,7 +29,7 @@ class OutputFolder {
   const std::string& temp_path();
   // Renames the written files into place: the whole folder when `dest` did not exist,
   // else each file of the temporary folder into it (each rename atomic, replacing an older
-  // file of that name).
+  // regular file of that name; anything else there is an InputError, nothing renamed).
   void commit();
 
  private:

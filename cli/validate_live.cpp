@@ -15,6 +15,7 @@
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -152,7 +153,8 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
                                                {"worst_point", worst_where},
                                                {"within_measured_range", in_range}}
                                                     .dump(2) +
-                                        "\n");
+                                        "\n",
+                      "--json");
   if (tolerance > 0 && worst > tolerance) {
     std::cout << "worst error above the tolerance of " << fixed(100 * tolerance, 1) << "%\n";
     return 1;

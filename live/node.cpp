@@ -1,6 +1,8 @@
 #include "live/node.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <map>
@@ -113,6 +115,9 @@ class Node {
   // must not add to every kernel of a chain (GoogLeNet: 284 kernels an iteration).
   double cause_s_ = 0;
   std::mutex ctrl_mu_;
+  // The coordinator's channel broke (it died, or closed it): the node has no one to report
+  // to and ends quietly. Set by ctrl() from any thread, with or without mu_ held.
+  std::atomic<bool> coordinator_gone_{false};
 
   std::unique_ptr<arith::NodeMath> math_;
 
@@ -216,9 +221,17 @@ void Node::fail(const std::string& what) {
   cv_.notify_all();
 }
 
+// Never throws: it is called from resource and socket threads, where an exception would
+// end the process with SIGABRT. A broken channel ends the run (run() sees the flag).
 void Node::ctrl(const json& j) {
   std::lock_guard<std::mutex> lock(ctrl_mu_);
-  net::send_json(ctrl_fd_, j);
+  if (coordinator_gone_) return;
+  try {
+    net::send_json(ctrl_fd_, j);
+  } catch (const std::exception&) {
+    coordinator_gone_ = true;
+    cv_.notify_all();
+  }
 }
 
 void Node::launch(const Instance& in) {
@@ -526,7 +539,15 @@ int Node::run() {
     cause_s_ = now_s();
     for (const Instance& in : graph_.initially_ready())
       if (owns(in)) launch(in);
-    cv_.wait(lock, [&] { return owned_total_left_ == 0 || !error_.empty(); });
+    // Polled as well as notified: coordinator_gone_ is set without mu_.
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(100),
+                         [&] { return owned_total_left_ == 0 || !error_.empty() || coordinator_gone_; })) {
+    }
+    if (coordinator_gone_) {
+      lock.unlock();
+      shutdown();
+      return kCoordinatorGone;
+    }
     if (!error_.empty()) {
       const std::string e = error_;
       lock.unlock();

@@ -36,6 +36,10 @@ struct NodeOptions {
   KernelSettings kernels;
 };
 
+// A node's exit status when its coordinator's channel broke (the coordinator died): it
+// stops at once and quietly, with nothing to report to.
+constexpr int kCoordinatorGone = 3;
+
 // Runs node `node` of `plan` (already scaled: model/plan/network_scale.hpp) until the
 // coordinator on ctrl_fd says quit. Returns the process's exit status.
 int run_node(const SyncPlan& plan, int node, int ctrl_fd, const std::string& address, const NodeOptions& opt);

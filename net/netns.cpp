@@ -192,7 +192,7 @@ int NetnsCluster::cleanup_stale() {
     const auto dash = rest.find('-');
     if (dash == std::string::npos || dash == 0) continue;
     const std::string pid_text = rest.substr(0, dash);
-    if (pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
     const long pid = std::stol(pid_text);
     if (pid == long(::getpid())) continue;
     if (::kill(pid_t(pid), 0) == 0 || errno == EPERM) continue;  // still alive

@@ -5,14 +5,27 @@
 
 namespace possim::report {
 
+namespace {
+
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+}  // namespace
+
 std::string gp_quote(const std::string& s) {
   std::string out = "'";
   for (const char c : s) {
     if (c == '\'') out += "''";
-    else if (c == '\n' || c == '\r') out += ' ';
+    else if (is_control(c)) out += ' ';
     else out += c;
   }
   return out + "'";
+}
+
+std::string gp_text(const std::string& s) {
+  std::string out;
+  for (const char c : s) out += is_control(c) ? ' ' : c == '"' ? '\'' : c;
+  while (!out.empty() && out.back() == '\\') out.pop_back();
+  return out;
 }
 
 std::string series_label(const ReportInputs& in, const ReportPoint& p) {

@@ -47,8 +47,16 @@ std::vector<MeasuredMatch> match_measured(const ReportInputs& in);
 void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch>& matches, FigureSet& out);
 
 // Helpers the figure makers share.
-// A string as a gnuplot single-quoted string ('' stands for ').
+// User text (a model's name, a results file's path) crosses into gnuplot only through
+// these two. gnuplot substitutes nothing inside single quotes (no `command`, no @macro),
+// so a quoted string is safe once it cannot end its line.
+// A string as a gnuplot single-quoted string ('' stands for '; control characters,
+// line breaks included, as spaces).
 std::string gp_quote(const std::string& s);
+// A string for a line of a .dat file or a # comment of a script: control characters (tab
+// and line breaks) as spaces, double quotes (gnuplot's column quoting) as single ones, and
+// no trailing backslash (which would join the next line to this one).
+std::string gp_text(const std::string& s);
 // A series' label: the strategy, with the engine when the report holds several engines,
 // and the results file's name when several files share an engine.
 std::string series_label(const ReportInputs& in, const ReportPoint& p);

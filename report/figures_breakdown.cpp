@@ -32,7 +32,7 @@ void stacked_bars(Figure& f, const std::vector<std::pair<std::string, Breakdown>
   f.data += "\n";
   std::size_t longest = 0;
   for (const auto& [label, b] : bars) {
-    f.data += label;
+    f.data += gp_text(label);
     for (TimeShare x : shares) f.data += "\t" + num(b[x]);
     f.data += "\n";
     longest = std::max(longest, label.size());

@@ -57,7 +57,7 @@ void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch
   std::string plots;
   std::size_t block = 0;
   for (const auto& [label, points] : series) {
-    f.data += "# " + label + "\n# measured images/s\tpredicted images/s\terror\n";
+    f.data += "# " + gp_text(label) + "\n# measured images/s\tpredicted images/s\terror\n";
     for (const MeasuredMatch* m : points) {
       char err[32];
       std::snprintf(err, sizeof err, "%+.0f%%", 100 * m->error);

@@ -47,7 +47,7 @@ void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max, FigureSe
     for (int n : node_counts) f.data += "\t" + std::to_string(n) + " nodes";
     f.data += "\n";
     for (const auto& [series, by_nodes] : by_series) {
-      f.data += series;
+      f.data += gp_text(series);
       for (int n : node_counts) {
         std::string cell = "?";  // not swept at this node count, or not reached
         const auto it = by_nodes.find(n);

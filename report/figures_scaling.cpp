@@ -79,7 +79,7 @@ void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t 
     for (const auto& [label, points] : series) {
       const ReportPoint& first = *points.begin()->second;
       gpus = first.result.cluster.gpus_per_node;
-      f.data += "# " + label + "\n# x\ty\n";
+      f.data += "# " + gp_text(label) + "\n# x\ty\n";
       for (const auto& [x, p] : points) {
         f.data += num(x) + "\t" + num(kind.x_is_nodes ? p->result.speedup : p->result.images_per_s) + "\n";
         f.files.insert(p->file);

@@ -18,7 +18,7 @@ void add_traffic_figures(const ReportInputs& in, std::size_t max, FigureSet& out
       const Result& r = p->result;
       const std::string label = series_label(in, *p);
       if (r.sent_bytes_max + r.received_bytes_max <= 0 || !seen.insert(label).second) continue;
-      f.data += label + "\t" + num(r.sent_bytes_max / 1e6) + "\t" + num(r.sent_bytes_mean / 1e6) + "\t" +
+      f.data += gp_text(label) + "\t" + num(r.sent_bytes_max / 1e6) + "\t" + num(r.sent_bytes_mean / 1e6) + "\t" +
                 num(r.received_bytes_max / 1e6) + "\t" + num(r.received_bytes_mean / 1e6) + "\n";
       f.files.insert(p->file);
     }
@@ -95,11 +95,11 @@ void add_layer_figures(const ReportInputs& in, std::size_t max, FigureSet& out) 
         {"ps", "#ff7f0e"},     {"sfb", "#1f77b4"},       {"adam", "#8c564b"},
         {"onebit", "#e377c2"}, {"allreduce", "#2ca02c"}, {"local", "#7f7f7f"}};
     for (std::size_t s = 0; s < schemes.size(); ++s) {
-      f.data += "# scheme " + schemes[s] + "\n# layer\tstart ms\tend ms\tname\n";
+      f.data += "# scheme " + gp_text(schemes[s]) + "\n# layer\tstart ms\tend ms\tname\n";
       for (std::size_t i = 0; i < n; ++i) {
         const LayerResult& l = r.layers[i];
         if (l.scheme != schemes[s] || l.sync_start_s < 0) continue;
-        f.data += std::to_string(i) + "\t" + num(l.sync_start_s * 1e3) + "\t" + num(l.sync_end_s * 1e3) + "\t" + l.name + "\n";
+        f.data += std::to_string(i) + "\t" + num(l.sync_start_s * 1e3) + "\t" + num(l.sync_end_s * 1e3) + "\t" + gp_text(l.name) + "\n";
       }
       f.data += "\n\n";
       plots += std::string(plots.empty() ? "" : ", \\\n     ") + "'" + f.id + ".dat' index " + std::to_string(s) +

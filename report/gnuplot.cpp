@@ -13,6 +13,7 @@
 #include "model/run/child_processes.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/version.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::report {
 
@@ -67,7 +68,7 @@ std::string xml_escape(const std::string& s) {
 
 std::string gnuplot_script(const Figure& f) {
   const std::string size = std::to_string(f.width) + "," + std::to_string(f.height);
-  return "# " + f.title + "\n# Written by possim report (possim " + possim_version() +
+  return "# " + gp_text(f.title) + "\n# Written by possim report (possim " + possim_version() +
          "). Run `gnuplot " + f.id + ".gp` in this folder\n# to draw " + f.id + ".svg and " + f.id +
          ".png again from " + f.id + ".dat.\n"
          "set datafile separator '\\t'\nset encoding utf8\n"

@@ -4,6 +4,7 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 #include "model/run/result_io.hpp"
 
 namespace possim::report {
@@ -12,14 +13,19 @@ namespace {
 
 using nlohmann::json;
 
-// Sweep values beside those a Result carries, as "kv_pair_bytes=1048576, seed=2".
-std::string extra_values(const json& point) {
+// Sweep values beside those a Result carries, as "kv_pair_bytes=1048576, seed=2": each a
+// number (the axes a sweep can vary there are numbers).
+std::string extra_values(const json& point, const json_check::Reader& r, const std::string& at) {
   std::string out;
   for (const auto& item : point.items()) {
     const std::string& k = item.key();
     if (k == "strategy_options.kv_pair_bytes" || k == "strategy_options.staleness" || k == "seed" ||
-        k == "cluster.servers.shards")
+        k == "cluster.servers.shards") {
+      if (!item.value().is_number() && !(item.value().is_string() && is_label_text(item.value().get<std::string>())))
+        r.fail(json_check::join(at, k), json_check::describe(item.value()) + " is not a value of this axis",
+               "a number, or a name");
       out += (out.empty() ? "" : ", ") + k.substr(k.rfind('.') + 1) + "=" + item.value().dump();
+    }
   }
   return out;
 }
@@ -37,7 +43,7 @@ ReportInputs read_report_inputs(const std::vector<std::string>& results_paths) {
     ResultsFile f;
     f.path = path;
     const std::string name_key = j.contains("sweep") ? "sweep" : "scenario";
-    f.name = r.text(r.require(j, "", name_key.c_str(), "the scenario's name"), name_key, "a name");
+    f.name = r.label(r.require(j, "", name_key.c_str(), "the scenario's name"), name_key, limits::kMaxLabelChars, "a name");
     if (j.contains("provenance")) f.provenance = r.object(j["provenance"], "provenance", "an object");
     const json& results = r.array(r.require(j, "", "results", "a list of results"), "results", "a list of results");
     if (results.size() > limits::kMaxSweepPoints)
@@ -47,12 +53,9 @@ ReportInputs read_report_inputs(const std::vector<std::string>& results_paths) {
       const std::string at = json_check::index("results", i);
       ReportPoint p;
       p.file = in.files.size();
-      try {
-        p.result = result_from_json(r.object(results[i], at, "a result object"));
-      } catch (const json::exception& e) {
-        r.fail(at, json_check::exception_text(e), "a result as possim writes it");
-      }
-      if (results[i].contains("point")) p.extra = extra_values(r.object(results[i]["point"], at + ".point", "an object"));
+      p.result = result_from_json(results[i], r, at);
+      if (results[i].contains("point"))
+        p.extra = extra_values(r.object(results[i]["point"], at + ".point", "an object"), r, at + ".point");
       in.engines.insert(p.result.engine);
       in.points.push_back(std::move(p));
     }

@@ -69,7 +69,20 @@ void Executor::start() {
   network_ = make_nic_network(sim_.network, platform_,
                               std::vector<sg4::Mailbox*>(inbox_.begin(), inbox_.begin() + long(nodes_)));
   // One engine per process (a child of SimGridEngine::run): the signal outlives no run.
-  sg4::Engine::on_time_advance_cb([this](double delta_s) { recorder_.sample_link_loads(delta_s); });
+  sg4::Engine::on_time_advance_cb([this](double delta_s) {
+    recorder_.sample_link_loads(delta_s);
+    if (progress_ && progress_->time_advances.fetch_add(1, std::memory_order_relaxed) + 1 > progress_->step_budget) {
+      std::fprintf(stderr,
+                   "possim: simgrid engine: %s at %d nodes stopped after %llu clock steps at %.9g simulated s, "
+                   "over its budget of %llu (%llu per task instance and flow it plans): a bug, or a rate a double "
+                   "cannot resolve\n",
+                   plan_.strategy.c_str(), plan_.cluster.nodes, (unsigned long long)progress_->time_advances.load(),
+                   now(), (unsigned long long)progress_->step_budget, (unsigned long long)SimProgress::kStepsPerEvent);
+      std::fflush(stderr);
+      std::_Exit(4);  // the forked child: its parent reports the point as failed
+    }
+  });
+  if (progress_) progress_->instances_total = graph_.size();
   for (int w = 0; w < plan_.workers; ++w)
     for (int g = 0; g < gpus_; ++g) {
       sg4::Host* host = g == 0 ? platform_.gpu[std::size_t(w)] : platform_.follower[std::size_t(w)][std::size_t(g - 1)];
@@ -130,6 +143,7 @@ void Executor::complete(const Instance& in) {
     std::abort();  // a bug in the engine: the run's numbers cannot be trusted
   }
   --in_flight_;
+  if (progress_) progress_->instances_done.fetch_add(1, std::memory_order_relaxed);
   path_.finished(id(in), in.t, now());
   if (repeats_.completed(in.t, offset(in), now())) repeats_.end_iteration(in.t);
   // After a repeat is found, what was already under way finishes and releases nothing.

@@ -32,6 +32,7 @@
 #include "sim/fold.hpp"
 #include "sim/network/nic_network.hpp"
 #include "sim/platform.hpp"
+#include "sim/progress.hpp"
 #include "sim/recorder.hpp"
 #include "sim/repeat_detector.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -55,6 +56,9 @@ class Executor {
   // `plan` is what runs: the full plan, or folded_plan() of `fold.full` (sim/fold.hpp).
   Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim, const Platform& platform,
            Fold fold = {});
+  // Counts into `p` (the forked child's shared progress, sim/progress.hpp) and keeps the
+  // run within p->step_budget; call before start().
+  void report_to(SimProgress* p) { progress_ = p; }
   // Spawns the actors; call before Engine::run().
   void start();
   // After Engine::run(): everything an engine reports. Throws if some task instance
@@ -97,6 +101,7 @@ class Executor {
   void run_channel(const Instance& in, int channel);
 
   const SyncPlan& plan_;
+  SimProgress* progress_ = nullptr;
   RunOptions opt_;
   SimGridOptions sim_;
   const Platform& platform_;

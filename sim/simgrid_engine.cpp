@@ -1,6 +1,8 @@
 #include "sim/simgrid_engine.hpp"
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -8,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +23,7 @@
 #include "model/input/error.hpp"
 #include "sim/executor.hpp"
 #include "sim/fold.hpp"
+#include "sim/progress.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -36,7 +41,7 @@ bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_n
   return why.empty() && (sim.reduce == SimGridOptions::Reduce::on || plan.workers >= sim.reduce_from_workers);
 }
 
-Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridOptions& sim) {
+Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridOptions& sim, SimProgress* progress) {
   // Context settings are read when the engine starts, so they go on its command line:
   // many short-lived actors need small stacks (SIMGRID_NOTES.md); 16 KiB measured enough.
   int argc = 4;
@@ -52,6 +57,7 @@ Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridO
   const SyncPlan& plan = fold ? folded : full;
   const Platform platform = build_platform(plan, fold ? 1.0 / full.workers : 1.0);
   Executor executor(plan, opt, sim, platform, fold ? Fold{&full} : Fold{});
+  executor.report_to(progress);
   executor.start();
   engine.run();
   return executor.result();
@@ -69,6 +75,37 @@ bool first_fold_notice(const std::string& strategy, int workers) {
   return said.emplace(strategy, workers).second;
 }
 
+// Memory the forked child counts into (sim/progress.hpp), unmapped with its owner.
+class SharedProgress {
+ public:
+  SharedProgress() {
+    void* p = ::mmap(nullptr, sizeof(SimProgress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error(std::string("simgrid engine: mmap: ") + std::strerror(errno));
+    p_ = new (p) SimProgress();
+  }
+  ~SharedProgress() {
+    p_->~SimProgress();
+    ::munmap(p_, sizeof(SimProgress));
+  }
+  SharedProgress(const SharedProgress&) = delete;
+  SharedProgress& operator=(const SharedProgress&) = delete;
+  SimProgress* get() const { return p_; }
+
+ private:
+  SimProgress* p_;
+};
+
+// A point running longer than kQuietS says how far it has got on stderr, every kEveryS:
+// a model of thousands of layers can take minutes, and silence looks like a hang.
+constexpr double kQuietS = 10, kEveryS = 10;
+
+void say_progress(const SyncPlan& plan, const SimProgress& p, double elapsed_s) {
+  const double total = double(p.instances_total.load(std::memory_order_relaxed));
+  const double done = double(p.instances_done.load(std::memory_order_relaxed));
+  std::fprintf(stderr, "possim: simgrid: %s at %d nodes: %.0f%% of its %.0f task instances simulated, %.0f s so far\n",
+               plan.strategy.c_str(), plan.cluster.nodes, total > 0 ? 100 * done / total : 0.0, total, elapsed_s);
+}
+
 void write_all(int fd, const std::string& s) {
   std::size_t done = 0;
   while (done < s.size()) {
@@ -84,7 +121,11 @@ void write_all(int fd, const std::string& s) {
 Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   const bool fold = reduces(plan, options_);
   // Before the child allocates it: what runs (worker 0 alone, folded).
-  check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
+  const SimulationSize size = check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
+  const SharedProgress progress;
+  progress.get()->step_budget = size.events() > (UINT64_MAX - SimProgress::kStepsBase) / SimProgress::kStepsPerEvent
+                                    ? UINT64_MAX
+                                    : size.events() * SimProgress::kStepsPerEvent + SimProgress::kStepsBase;
   if (fold && first_fold_notice(plan.strategy, plan.workers))
     std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
                  "exact: sim/fold.hpp); --no-reduce simulates every node\n",
@@ -107,7 +148,7 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
     ::close(fds[0]);
     int status = 0;
     try {
-      const Result r = simulate_here(plan, opt, options_);
+      const Result r = simulate_here(plan, opt, options_, progress.get());
       write_all(fds[1], result_to_json(r, true).dump());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "possim: simgrid engine: %s\n", e.what());
@@ -119,7 +160,18 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   ::close(fds[1]);
   std::string out;
   char buf[1 << 16];
+  const auto started = std::chrono::steady_clock::now();
+  double said_s = kQuietS - kEveryS;
   for (;;) {
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, 1000);
+    if (ready < 0 && errno != EINTR) break;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (elapsed >= said_s + kEveryS) {
+      say_progress(plan, *progress.get(), elapsed);
+      said_s = elapsed;
+    }
+    if (ready <= 0) continue;
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;

@@ -53,6 +53,9 @@ class SimGridEngine : public Engine {
 
 // The simulation itself, in this process. Only for a process that runs nothing else
 // with SimGrid (the forked child, or a test binary dedicated to it).
-Result simulate_here(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim = {});
+// `progress`: where a forked child counts (sim/progress.hpp); null in a test's process.
+struct SimProgress;
+Result simulate_here(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim = {},
+                     SimProgress* progress = nullptr);
 
 }  // namespace possim::sim

@@ -188,6 +188,12 @@ TEST_CASE("a GPU step the breakdown does not know is an error, not compute", "[b
 TEST_CASE("results carry the spread of the steady iterations and the dropped workers, hand-worked",
           "[breakdown]") {
   Result r;
+  r.model = "m";  // a header result_from_json accepts: a strategy and engine possim knows,
+  r.strategy = "ps";  // workers for the dropped indices, the iterations the ends count
+  r.engine = "analytic";
+  r.cluster.nodes = 3;
+  r.iterations = 4;
+  r.batch_per_gpu = 32;
   r.iteration_end_s = {1.0, 1.5, 2.25, 2.75};  // steady iterations of 0.5, 0.75, 0.5 s
   r.iteration_s = 0.5833333333;
   r.dropped_workers = {{}, {2}, {0, 1}, {}};

@@ -316,7 +316,7 @@ TEST_CASE("possim profile derive: bad input exits 2 with one line and writes not
       {"--from titanx_maxwell --device v1000 --out o.json", "v1000"},
       {"--from no_such_profile --device v100 --out o.json", "no_such_profile"},
       {"--from titanx_maxwell --device v100 --base-device nopeak.json --out o.json", "nopeak.json"},
-      {"--from titanx_maxwell --device v100 --out no/such/folder/o.json", "no/such/folder"},
+      {"--from titanx_maxwell --device v100 --out broken.json/o.json", "broken.json"},  // under a file
       {"--from titanx_maxwell --device v100", "--out"},
       {"--from titanx_maxwell --device v100 --out o.json --frob 1", "frob"},
   };

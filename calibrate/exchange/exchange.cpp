@@ -19,6 +19,7 @@
 #include "net/wire.hpp"
 #include "calibrate/timing.hpp"
 #include "model/input/error.hpp"
+#include "model/run/child_processes.hpp"
 
 namespace possim::calibrate::exchange {
 using namespace possim::net;  // the transport (net/)
@@ -155,6 +156,7 @@ std::string reap(std::vector<pid_t>& pids, double timeout_s) {
     }
     if (failure.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
       failure = "node " + std::to_string(i) + " failed (status " + std::to_string(status) + ")";
+    child_processes::forget(pids[i]);
     pids[i] = -1;
   }
   return failure;
@@ -167,6 +169,7 @@ void kill_all(std::vector<pid_t>& pids) {
     if (p > 0) {
       int st = 0;
       ::waitpid(p, &st, 0);
+      child_processes::forget(p);
       p = -1;
     }
 }
@@ -179,11 +182,13 @@ pid_t spawn_node(std::vector<Fd>& controls, const std::string& address, double t
     throw std::runtime_error("socketpair failed");
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  pid_t pid;
+  try {
+    pid = child_processes::spawn();  // tracked: an interrupt, or possim's death, ends it too
+  } catch (...) {
     ::close(sv[0]);
     ::close(sv[1]);
-    throw std::runtime_error("fork failed");
+    throw;
   }
   if (pid == 0) {
     int rc = 1;

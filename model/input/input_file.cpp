@@ -9,6 +9,7 @@
 
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 
 namespace possim {
 
@@ -29,6 +30,8 @@ std::string read_input_file(const std::string& path, const std::string& what,
                             const std::string& expected, std::uint64_t max_bytes) {
   const auto fail = [&](const std::string& problem) { throw InputError(path, "", problem, expected); };
   const std::string limit = std::to_string(max_bytes >> 20) + " MiB";
+  // Results, provenance and messages name the files possim read: JSON can hold only UTF-8.
+  if (!is_utf8(path)) fail("the path of the " + what + " is not UTF-8 text, which results cannot record (rename it)");
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     fail("cannot read the " + what + ": " + std::strerror(errno));

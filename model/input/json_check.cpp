@@ -4,6 +4,7 @@
 
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::json_check {
 
@@ -139,6 +140,20 @@ std::string Reader::text(const json& v, const std::string& path,
                          const std::string& expected) const {
   if (!v.is_string()) fail(path, describe(v) + " is not a string", expected);
   return v.get<std::string>();
+}
+
+std::string Reader::label(const json& v, const std::string& path, std::size_t max_bytes,
+                          const std::string& expected) const {
+  const std::string s = text(v, path, expected);
+  if (s.size() > max_bytes)
+    fail(path, "is " + std::to_string(s.size()) + " bytes long", expected + " of at most " + std::to_string(max_bytes) + " bytes");
+  if (!is_label_text(s)) fail(path, "'" + quoted(s) + "' holds control characters", expected + ", printable");
+  return s;
+}
+
+bool Reader::boolean(const json& v, const std::string& path, const std::string& expected) const {
+  if (!v.is_boolean()) fail(path, describe(v) + " is not true or false", expected);
+  return v.get<bool>();
 }
 
 double Reader::number(const json& v, const std::string& path, double lo, double hi,

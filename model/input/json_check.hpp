@@ -76,6 +76,15 @@ class Reader {
   std::string text(const nlohmann::json& v, const std::string& path,
                    const std::string& expected) const;
 
+  // A string that is a label (model/input/text.hpp: printable UTF-8, no control
+  // characters) of at most max_bytes bytes: a name read back from a file, that a
+  // terminal, a CSV cell or a generated script will show.
+  std::string label(const nlohmann::json& v, const std::string& path, std::size_t max_bytes,
+                    const std::string& expected) const;
+
+  // A boolean.
+  bool boolean(const nlohmann::json& v, const std::string& path, const std::string& expected) const;
+
   // A number in [lo, hi], or in (lo, hi] when lo_open.
   double number(const nlohmann::json& v, const std::string& path, double lo, double hi,
                 const std::string& expected, bool lo_open = false) const;

@@ -19,6 +19,12 @@ constexpr int kMaxJsonDepth = 64;
 // distance, O(length^2)) is only computed for names this short.
 constexpr std::size_t kMaxQuotedChars = 64;
 
+// Names read back from files (a model's and its layers' names in layer JSON and results,
+// a strategy, a link, a trace track): printable text (model/input/text.hpp) of at most
+// this many bytes. Longer notes (a layer's "why", a run's failure) at most kMaxNoteChars.
+constexpr std::size_t kMaxLabelChars = 256;
+constexpr std::size_t kMaxNoteChars = 4096;
+
 // Scenario names become file and folder names: at most this long, letters, digits, '.',
 // '_' and '-' only (not "." or "..").
 constexpr std::size_t kMaxNameChars = 128;
@@ -29,6 +35,10 @@ constexpr long long kMaxNodes = 65536;
 constexpr long long kMaxGpusPerNode = 64;
 constexpr long long kMaxGpus = 1ll << 20;  // nodes x GPUs per node
 constexpr long long kMaxShards = 65536;
+// NIC line rates and latency a scenario or a measurement may give, and a GPU's batch.
+constexpr double kMinNicGbps = 0.1, kMaxNicGbps = 1000;
+constexpr double kMaxLatencyS = 1;
+constexpr long long kMaxBatchPerGpu = 65536;
 // Sweeps: values per axis (nodes, nic_gbps) and points in all (strategies x nodes x
 // bandwidths). Each point is a simulation; more is a batch job, not one scenario.
 constexpr std::size_t kMaxSweepValues = 1000;

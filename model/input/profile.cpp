@@ -14,6 +14,7 @@
 #include "model/input/error.hpp"
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
 #include "model/input/sha256.hpp"
 
 namespace possim {
@@ -49,7 +50,8 @@ using json_check::Reader;
 
 // A string; an empty one fails when non_empty.
 std::string text(const Reader& r, const json& v, const std::string& path, bool non_empty = true) {
-  const std::string s = r.text(v, path, "a string");
+  // Printable: a profile's names and sources reach terminals, results and reports.
+  const std::string s = r.label(v, path, limits::kMaxNoteChars, "a string");
   if (non_empty && s.empty()) r.fail(path, "is empty", "a non-empty string");
   return s;
 }

@@ -44,7 +44,9 @@
 #include <stdexcept>
 
 #include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
 
 namespace possim {
 
@@ -79,7 +81,7 @@ std::string g(double x) {
 }
 
 std::string text(const Reader& r, const json& v, const std::string& path) {
-  const std::string s = r.text(v, path, "a non-empty string");
+  const std::string s = r.label(v, path, limits::kMaxNoteChars, "a non-empty string");
   if (s.empty()) r.fail(path, "is empty", "a non-empty string");
   return s;
 }
@@ -201,7 +203,7 @@ DeviceSheet parse_device_sheet(const std::string& json_text, const std::string& 
            "1, 2, 4, 8 or 16 lanes");
   d.pcie_source = text(r, r.require(pc, "pcie", "source", "the document"), "pcie.source");
   d.pcie_date = date(r, r.require(pc, "pcie", "date", "the document's date"), "pcie.date");
-  if (j.contains("board_note")) d.board_note = r.text(j["board_note"], "board_note", "a string");
+  if (j.contains("board_note")) d.board_note = r.label(j["board_note"], "board_note", limits::kMaxNoteChars, "a string");
   return d;
 }
 
@@ -212,11 +214,8 @@ DeviceSheet load_device_sheet(const std::string& name_or_path, const std::string
   const fs::path dir = fs::path(POSSIM_SOURCE_DIR) / "profiles" / "devices";
   const fs::path path = shipped ? dir / (name_or_path + ".json")
                                 : (fs::path(base_dir) / name_or_path).lexically_normal();
-  std::ifstream in(path);
-  if (!in) {
-    if (!shipped)
-      throw InputError(path.string(), "", "cannot read the device sheet",
-                       "an existing device sheet JSON");
+  std::error_code exists_ec;
+  if (shipped && !fs::exists(path, exists_ec)) {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec))
@@ -225,9 +224,9 @@ DeviceSheet load_device_sheet(const std::string& name_or_path, const std::string
     throw InputError(path.string(), "", "no shipped device sheet named '" + name_or_path + "'",
                      "one of: " + json_check::list(names) + ", or a path to a device sheet");
   }
-  std::stringstream s;
-  s << in.rdbuf();
-  return parse_device_sheet(s.str(), path.string());
+  // Through the door every input takes: a FIFO or /dev/zero is refused, not read for ever.
+  return parse_device_sheet(read_input_file(path.string(), "device sheet", "an existing device sheet JSON"),
+                            path.string());
 }
 
 namespace {

@@ -35,8 +35,8 @@ constexpr const char* kDefaultProfile = "titanx_maxwell";
 using limits::kMaxGpusPerNode;
 using limits::kMaxIterations;
 using limits::kMaxNodes;
-constexpr long long kMaxBatch = 65536, kMaxStaleness = 1000;
-constexpr double kMinGbps = 0.1, kMaxGbps = 1000, kMaxLatencyS = 1;
+constexpr long long kMaxBatch = limits::kMaxBatchPerGpu, kMaxStaleness = 1000;
+constexpr double kMinGbps = limits::kMinNicGbps, kMaxGbps = limits::kMaxNicGbps, kMaxLatencyS = limits::kMaxLatencyS;
 constexpr double kMinKvBytes = 1024, kMaxKvBytes = 1024.0 * 1024 * 1024;
 constexpr double kMaxSigma = 5, kMaxSlowdown = 1000;
 

@@ -89,7 +89,14 @@ void check_plan(const SyncPlan& plan) {
   }
 }
 
-void check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair) {
+std::uint64_t SimulationSize::events() const {
+  std::uint64_t flows = 0, e = 0;
+  if (__builtin_mul_overflow(flows_per_iteration, iterations, &flows) || __builtin_add_overflow(instances, flows, &e))
+    return UINT64_MAX;
+  return e;
+}
+
+SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair) {
   using u64 = std::uint64_t;
   const u64 workers = u64(plan.workers), iterations = u64(std::max(1, plan.iterations));
   u64 instances = 0, flows = 0;  // saturate at the maximum: over any limit
@@ -123,6 +130,11 @@ void check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair) {
     too_large("task instances (tasks x workers x iterations)", limits::kMaxTaskInstances, expected);
   if (flows > limits::kMaxFlowsPerIteration)
     too_large("network flows per iteration", limits::kMaxFlowsPerIteration, expected);
+  SimulationSize size;
+  size.instances = instances;
+  size.flows_per_iteration = flows;
+  size.iterations = iterations;
+  return size;
 }
 
 }  // namespace possim

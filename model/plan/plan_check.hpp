@@ -3,6 +3,8 @@
 // not a number, a cluster too large to simulate instance by instance. Each failure is
 // one InputError naming the limit; the sweep adds which point it was.
 #pragma once
+#include <cstdint>
+
 #include "model/workload/network.hpp"
 #include "model/plan/sync_plan.hpp"
 
@@ -15,7 +17,14 @@ void check_plan(const SyncPlan& plan);
 
 // What an engine that simulates every task instance and flow (SimGrid) would hold:
 // instances (tasks x workers or slices x iterations) at most limits::kMaxTaskInstances,
-// network flows per iteration at most limits::kMaxFlowsPerIteration. Checked arithmetic.
-void check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair);
+// network flows per iteration at most limits::kMaxFlowsPerIteration. Checked arithmetic
+// (saturating). Returned: the simulation's budget is derived from them.
+struct SimulationSize {
+  std::uint64_t instances = 0;            // over all iterations
+  std::uint64_t flows_per_iteration = 0;
+  std::uint64_t iterations = 1;
+  std::uint64_t events() const;           // instances + flows over all iterations, saturating
+};
+SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair);
 
 }  // namespace possim

@@ -7,6 +7,8 @@
 #include "model/input/error.hpp"
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 
 namespace possim {
 
@@ -32,9 +34,9 @@ std::map<double, double> by_speed(const json& j, const std::string& where, const
   std::map<double, double> out;
   for (const auto& [key, v] : j.items()) {
     const std::string f = json_check::join(field, key);
-    char* end = nullptr;
-    const double gbps = std::strtod(key.c_str(), &end);
-    if (key.empty() || *end != '\0' || !(gbps >= 0.1 && gbps <= 1000))
+    const std::optional<double> parsed = parse_decimal(key);  // "10", "2.5": not "0x10", "inf"
+    const double gbps = parsed ? *parsed : -1;
+    if (!parsed || !(gbps >= 0.1 && gbps <= 1000))
       throw InputError(where, f, "'" + json_check::quoted(key) + "' is not a NIC speed", "Gbit/s in [0.1, 1000]");
     out[gbps] = price(v, where, f);
   }
@@ -43,20 +45,13 @@ std::map<double, double> by_speed(const json& j, const std::string& where, const
 
 std::string text(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) return "";
-  if (!j[key].is_string()) throw InputError(where, key, json_check::describe(j[key]) + " is not text", "a string");
-  return j[key].get<std::string>();
+  return json_check::Reader(where).label(j[key], key, limits::kMaxNoteChars, "a string");
 }
 
 }  // namespace
 
 Prices parse_prices(const std::string& json_text, const std::string& where) {
-  json_check::check_depth(json_text, where);
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw InputError(where, "", "malformed JSON: " + json_check::parse_error_text(e));
-  }
+  const json j = json_check::Reader(where).parse(json_text, "a prices JSON (see prices/example.json)");
   if (!j.is_object()) throw InputError(where, "", json_check::describe(j) + " is not a prices object", "{\"gpu_node\": ..., \"nic\": {...}, \"switch_port\": {...}}");
   for (const auto& [key, v] : j.items())
     if (std::find(fields().begin(), fields().end(), key) == fields().end())
@@ -83,8 +78,9 @@ Prices parse_prices(const std::string& json_text, const std::string& where) {
   if (j.contains("sources")) {
     if (!j["sources"].is_object()) throw InputError(where, "sources", "not an object", "{\"nic\": \"where the price is from\"}");
     for (const auto& [key, v] : j["sources"].items()) {
-      if (!v.is_string()) throw InputError(where, json_check::join("sources", key), "not text", "a string");
-      p.sources[key] = v.get<std::string>();
+      if (key.size() > limits::kMaxLabelChars || !is_label_text(key))
+        throw InputError(where, "sources", "a key holds control characters or is too long", "a short printable name");
+      p.sources[key] = json_check::Reader(where).label(v, json_check::join("sources", key), limits::kMaxNoteChars, "a string");
     }
   }
   return p;

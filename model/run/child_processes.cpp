@@ -1,6 +1,7 @@
 #include "model/run/child_processes.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,8 +30,14 @@ pid_t spawn() {
   // Under the lock: stop_all() sees every child that fork() made, or none.
   const std::lock_guard<std::mutex> lock(mutex);
   if (stop_begun) throw std::runtime_error("interrupted");
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
+    // Dies with possim, however possim ends (SIGKILL included, which no handler sees): a
+    // simulation or a live node never runs on, reparented to init. The signal comes when
+    // the thread that forked it ends; each such thread waits for its child first.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);  // possim ended before the line above
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);

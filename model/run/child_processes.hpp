@@ -11,7 +11,9 @@ namespace possim::child_processes {
 
 // fork(), with the child tracked until forget(). In the child, SIGINT and SIGTERM are
 // unblocked again (the parent blocks them for its watcher thread), so a terminal's
-// Ctrl-C still ends it. Throws std::runtime_error once stop_all() has begun.
+// Ctrl-C still ends it, and it is killed when possim dies, even by SIGKILL
+// (PR_SET_PDEATHSIG: the thread that forks must outlive the child, as every caller's
+// does by waiting for it). Throws std::runtime_error once stop_all() has begun.
 pid_t spawn();
 void forget(pid_t child);
 

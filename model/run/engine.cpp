@@ -5,6 +5,10 @@
 
 namespace possim {
 
+bool is_engine_name(const std::string& name) {
+  return name == "analytic" || name == "simgrid" || name == "live";
+}
+
 Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double> iteration_end_s) {
   Result r;
   r.engine = engine;
@@ -45,10 +49,15 @@ void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
   }
   const std::size_t k = r.iteration_end_s.size();
   const double iter_start = k > 1 ? r.iteration_end_s[k - 2] : 0.0;
+  // Each layer's sync tasks, found in one pass over the tasks (not one pass per layer: a
+  // model of 100,000 layers would take minutes).
+  std::vector<std::vector<std::size_t>> sync_tasks(plan.layers.size());
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    const Task& t = plan.tasks[i];
+    if (t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() && !t.pass) sync_tasks[std::size_t(t.layer)].push_back(i);
+  }
   for (LayerResult& row : r.layers)
-    for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
-      const Task& t = plan.tasks[i];
-      if (t.layer != row.layer || t.pass) continue;
+    for (const std::size_t i : sync_tasks.at(std::size_t(row.layer))) {
       const auto [start, finish] = span(i);
       const double s = start - iter_start, f = finish - iter_start;
       row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);

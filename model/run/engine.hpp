@@ -29,6 +29,10 @@ class Engine {
   virtual Result run(const SyncPlan& plan, const RunOptions& opt) const = 0;
 };
 
+// The names of possim's engines (analytic, simgrid, live): what a results file may say
+// ran it.
+bool is_engine_name(const std::string& name);
+
 // A Result's header (model, strategy, engine, cluster) and iteration times from the
 // end of each iteration: the steady iteration is the mean after the first.
 Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double> iteration_end_s);

@@ -13,6 +13,7 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
+#include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 
 namespace possim {
@@ -44,10 +45,14 @@ void sync_folder(const std::string& folder) {
 
 }  // namespace
 
-PointRecords read_points(const std::string& path) {
+PointRecords read_points(const std::string& path, const RecordCheck& check) {
   PointRecords records;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return records;
+  const std::string kind = non_regular_kind(path);
+  if (!kind.empty())
+    throw InputError(path, "", "is " + kind + ", not a regular file (possim appends to it and follows no link)",
+                     "a sweep's points.jsonl as possim writes it");
   const std::string text = read_input_file(path, "points file", "a sweep's points.jsonl",
                                            limits::kMaxPointsFileBytes);
   const std::string expected = "a JSON object with key (64 hex digits), values and result";
@@ -60,11 +65,8 @@ PointRecords read_points(const std::string& path) {
     r.only_known(record, "", {"key", "values", "result"});
     if (!is_key(r.require(record, "", "key", expected))) r.fail("key", "is not 64 hex digits", expected);
     r.object(r.require(record, "", "values", expected), "values", "an object: axis -> value");
-    try {
-      result_from_json(r.object(r.require(record, "", "result", expected), "result", "a result object"));
-    } catch (const json::exception& e) {
-      r.fail("result", json_check::exception_text(e), "a result as possim writes it");
-    }
+    const Result result = result_from_json(r.require(record, "", "result", expected), r, "result");
+    if (check) check(record["key"].get<std::string>(), record, result, r);
     records[record["key"].get<std::string>()] = record;
   }
   return records;
@@ -86,12 +88,18 @@ void PointWriter::open() {
   const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
   fs::create_directories(folder, ec);
   if (ec) throw std::runtime_error(folder.string() + ": cannot make folder: " + ec.message());
-  const bool existed = fs::exists(p, ec);
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const std::string kind = non_regular_kind(path_);
+  if (!kind.empty())
+    throw InputError(path_, "", "is " + kind + ", not a regular file (possim appends to it and follows no link)",
+                     "a sweep's points.jsonl as possim writes it");
+  const bool existed = fs::exists(fs::symlink_status(p, ec));
+  // O_NOFOLLOW: a symlink put in its place since the check is not followed either.
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd_ < 0) fail_errno(path_, "cannot open");
   struct stat st {};
   if (::fstat(fd_, &st) != 0) fail_errno(path_, "fstat");
-  if (!S_ISREG(st.st_mode)) throw std::runtime_error(path_ + ": not a regular file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path_, "", "is not a regular file", "a sweep's points.jsonl as possim writes it");
   // A last line without its newline was cut short: the point is run again.
   off_t keep = st.st_size;
   char c = 0;
@@ -102,12 +110,7 @@ void PointWriter::open() {
 
 void PointWriter::append(const std::string& line) {
   if (fd_ < 0) open();
-  for (std::size_t done = 0; done < line.size();) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail_errno(path_, "write");
-    done += std::size_t(n);
-  }
+  write_all(fd_, line, path_);
   if (::fdatasync(fd_) != 0) fail_errno(path_, "fdatasync");
 }
 

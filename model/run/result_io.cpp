@@ -1,7 +1,11 @@
 #include "model/run/result_io.hpp"
 
-#include <filesystem>
-#include <fstream>
+#include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+#include "model/run/engine.hpp"
+#include "model/strategies/strategy.hpp"
+#include "model/workload/layer.hpp"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -13,15 +17,6 @@ nlohmann::json breakdown_to_json(const Breakdown& b) {
   return j;
 }
 
-namespace {
-
-Breakdown breakdown_from_json(const nlohmann::json& j) {
-  Breakdown b;
-  for (std::size_t i = 0; i < kTimeShares; ++i) b.s[i] = j.at(column_name(TimeShare(i))).get<double>();
-  return b;
-}
-
-}  // namespace
 
 nlohmann::json result_to_json(const Result& r, bool with_timeline) {
   const Result::Spread spread = r.iteration_spread();
@@ -93,65 +88,235 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
   return j;
 }
 
-Result result_from_json(const nlohmann::json& j) {
-  Result r;
-  r.model = j.at("model");
-  r.strategy = j.at("strategy");
-  r.engine = j.at("engine");
-  r.cluster.nodes = j.at("nodes");
-  r.cluster.gpus_per_node = j.at("gpus_per_node");
-  r.cluster.nic_gbps = j.at("nic_gbps");
-  r.cluster.latency_s = j.at("latency_s");
-  r.cluster.server_shards = j.at("server_shards");
-  r.cluster.placement = j.at("server_placement") == "dedicated" ? ServerPlacement::dedicated
-                                                                : ServerPlacement::colocated;
-  r.batch_per_gpu = j.at("batch_per_gpu");
-  r.iterations = j.at("iterations");
-  r.simulated_iterations = j.at("simulated_iterations");
-  r.reduced_to_nodes = j.value("reduced_to_nodes", 0);
-  r.iteration_s = j.at("iteration_s");
-  r.iteration_end_s = j.at("iteration_end_s").get<std::vector<double>>();
-  if (j.contains("dropped_workers")) r.dropped_workers = j.at("dropped_workers").get<std::vector<std::vector<int>>>();
-  r.failure = j.value("failure", "");
+namespace {
+
+using json_check::Reader;
+
+// Caps on what a results file may claim: far above any run, low enough that every figure,
+// table and sum of them stays finite (a report draws them; a CSV prints them).
+constexpr double kMaxSeconds = 1e12;     // a time: 30,000 years
+constexpr double kMaxRate = 1e15;        // images/s, speedups, efficiencies
+constexpr double kMaxBytes = 1e21;       // bytes per node per iteration
+constexpr double kMaxCount = 1e18;       // flows, parameters per iteration
+constexpr std::size_t kMaxTimelineEvents = limits::kMaxTaskInstances;
+
+const std::vector<std::string>& result_fields() {
+  static const std::vector<std::string> names = {
+      "model", "strategy", "engine", "nodes", "gpus_per_node", "nic_gbps", "latency_s", "server_shards",
+      "server_placement", "batch_per_gpu", "iterations", "simulated_iterations", "reduced_to_nodes",
+      "iteration_s", "iteration_end_s", "iteration_s_min", "iteration_s_max", "iteration_s_stdev",
+      "dropped_workers", "images_per_s", "single_gpu_images_per_s", "speedup", "scaling_efficiency",
+      "gpu_busy_s", "gpu_stall_s", "stall_share", "time_s", "sent_bytes_per_node_max",
+      "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean",
+      "traffic_max_over_mean", "flows_per_iteration", "layers", "links", "partial", "failure",
+      "training_loss", "replicas_agree", "timeline",
+      // a sweep's results.json adds its point
+      "point", "point_key"};
+  return names;
+}
+
+Breakdown breakdown_from_json(const nlohmann::json& j, const Reader& r, const std::string& at) {
+  r.object(j, at, "seconds per share of the iteration");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kTimeShares; ++i) names.push_back(column_name(TimeShare(i)));
+  r.only_known(j, at, names);
+  Breakdown b;
+  for (std::size_t i = 0; i < kTimeShares; ++i)
+    b.s[i] = r.number(r.require(j, at, names[i].c_str(), "seconds"), json_check::join(at, names[i]), 0, kMaxSeconds,
+                      "seconds >= 0");
+  return b;
+}
+
+// A number field in [lo, hi]; `at` is the record's path.
+double num(const nlohmann::json& j, const Reader& r, const std::string& at, const char* key, double lo, double hi,
+           const char* expected) {
+  return r.number(r.require(j, at, key, expected), json_check::join(at, key), lo, hi, expected);
+}
+long long whole(const nlohmann::json& j, const Reader& r, const std::string& at, const char* key, long long lo,
+                long long hi, const char* expected) {
+  return r.integer(r.require(j, at, key, expected), json_check::join(at, key), lo, hi, expected);
+}
+std::string label(const nlohmann::json& j, const Reader& r, const std::string& at, const char* key,
+                  std::size_t max = limits::kMaxLabelChars) {
+  return r.label(r.require(j, at, key, "a name"), json_check::join(at, key), max, "a name");
+}
+
+std::vector<double> numbers(const nlohmann::json& v, const Reader& r, const std::string& at, std::size_t max_size,
+                            double lo, double hi, const char* expected) {
+  r.array(v, at, "a list of numbers");
+  if (v.size() > max_size)
+    r.fail(at, "has " + std::to_string(v.size()) + " entries", "at most " + std::to_string(max_size));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(r.number(v[i], json_check::index(at, i), lo, hi, expected));
+  return out;
+}
+
+LayerResult layer_from_json(const nlohmann::json& l, const Reader& r, const std::string& at) {
+  r.object(l, at, "a layer row");
+  r.only_known(l, at, {"layer", "layer_index", "kind", "scheme", "params", "ps_params_per_iteration",
+                       "sfb_params_per_iteration", "adam_params_per_iteration", "why", "sync_start_s",
+                       "sync_end_s", "time_s"});
+  LayerResult row;
+  row.name = label(l, r, at, "layer");
+  row.layer = int(whole(l, r, at, "layer_index", -1, limits::kMaxLayers - 1, "a layer index"));
+  row.kind = label(l, r, at, "kind");
+  try {
+    layer_kind_from_string(row.kind);
+  } catch (const std::invalid_argument&) {
+    r.fail(json_check::join(at, "kind"), "'" + row.kind + "' is not a layer kind", "conv, fc, bn, pool, ...");
+  }
+  row.scheme = label(l, r, at, "scheme");
+  row.params = num(l, r, at, "params", 0, kMaxCount, "parameters");
+  row.ps_params = num(l, r, at, "ps_params_per_iteration", 0, kMaxCount, "parameters");
+  row.sfb_params = num(l, r, at, "sfb_params_per_iteration", 0, kMaxCount, "parameters");
+  row.adam_params = num(l, r, at, "adam_params_per_iteration", 0, kMaxCount, "parameters");
+  row.why = label(l, r, at, "why", limits::kMaxNoteChars);
+  // From the steady iteration's start: under SSP a layer's sync can begin before it.
+  row.sync_start_s = num(l, r, at, "sync_start_s", -kMaxSeconds, kMaxSeconds, "seconds, or -1");
+  row.sync_end_s = num(l, r, at, "sync_end_s", -kMaxSeconds, kMaxSeconds, "seconds, or -1");
+  row.breakdown = breakdown_from_json(r.require(l, at, "time_s", "an object"), r, json_check::join(at, "time_s"));
+  return row;
+}
+
+TimelineEvent event_from_json(const nlohmann::json& e, const Reader& r, const std::string& at, const Result& res) {
+  const char* expected = "[track, name, category, start_s, duration_s, iteration, layer, worker]";
+  r.array(e, at, expected);
+  if (e.size() != 8) r.fail(at, "has " + std::to_string(e.size()) + " elements", expected);
+  const auto text = [&](std::size_t i) { return r.label(e[i], json_check::index(at, i), limits::kMaxLabelChars, "a name"); };
+  TimelineEvent ev;
+  ev.track = text(0);
+  ev.name = text(1);
+  ev.category = text(2);
+  ev.start_s = r.number(e[3], json_check::index(at, 3), 0, kMaxSeconds, "seconds >= 0");
+  ev.duration_s = r.number(e[4], json_check::index(at, 4), 0, kMaxSeconds, "seconds >= 0");
+  ev.iteration = int(r.integer(e[5], json_check::index(at, 5), 0, res.iterations - 1, "an iteration of the run"));
+  ev.layer = int(r.integer(e[6], json_check::index(at, 6), -1, limits::kMaxLayers - 1, "a layer index, or -1"));
+  ev.worker = int(r.integer(e[7], json_check::index(at, 7), -1, limits::kMaxGpus - 1, "a worker, or -1"));
+  return ev;
+}
+
+}  // namespace
+
+Result result_from_json(const nlohmann::json& j, const Reader& r, const std::string& at) {
+  r.object(j, at, "a result object");
+  r.only_known(j, at, result_fields());
+  Result res;
+  res.model = label(j, r, at, "model");
+  res.strategy = label(j, r, at, "strategy");
+  if (!is_strategy(res.strategy))
+    r.fail(json_check::join(at, "strategy"), "'" + res.strategy + "' is not a strategy",
+           "one of " + json_check::list(strategy_names()));
+  res.engine = label(j, r, at, "engine");
+  if (!is_engine_name(res.engine))
+    r.fail(json_check::join(at, "engine"), "'" + res.engine + "' is not an engine", "analytic, simgrid or live");
+  res.cluster.nodes = int(whole(j, r, at, "nodes", 1, limits::kMaxNodes, "a node count"));
+  res.cluster.gpus_per_node = int(whole(j, r, at, "gpus_per_node", 1, limits::kMaxGpusPerNode, "GPUs per node"));
+  res.cluster.nic_gbps =
+      r.number(r.require(j, at, "nic_gbps", "Gbit/s"), json_check::join(at, "nic_gbps"), 0, limits::kMaxNicGbps,
+               "Gbit/s in (0, " + std::to_string(int(limits::kMaxNicGbps)) + "]", /*lo_open=*/true);
+  res.cluster.latency_s = num(j, r, at, "latency_s", 0, limits::kMaxLatencyS, "seconds");
+  res.cluster.server_shards = int(whole(j, r, at, "server_shards", 0, limits::kMaxShards, "a shard count"));
+  const std::string placement = label(j, r, at, "server_placement");
+  if (placement != "colocated" && placement != "dedicated")
+    r.fail(json_check::join(at, "server_placement"), "'" + placement + "' is not a placement", "colocated or dedicated");
+  res.cluster.placement = placement == "dedicated" ? ServerPlacement::dedicated : ServerPlacement::colocated;
+  res.batch_per_gpu = int(whole(j, r, at, "batch_per_gpu", 1, limits::kMaxBatchPerGpu, "images per GPU"));
+  res.iterations = int(whole(j, r, at, "iterations", 1, limits::kMaxIterations, "an iteration count"));
+  res.simulated_iterations = int(whole(j, r, at, "simulated_iterations", 0, res.iterations, "at most the iterations"));
+  if (j.contains("reduced_to_nodes"))  // nodes simulated: workers, and dedicated servers
+    res.reduced_to_nodes = int(whole(j, r, at, "reduced_to_nodes", 0, res.cluster.nodes + res.cluster.server_shards,
+                                     "at most the nodes and servers"));
+  res.iteration_s = num(j, r, at, "iteration_s", 0, kMaxSeconds, "seconds");
+  res.iteration_end_s = numbers(r.require(j, at, "iteration_end_s", "a list"), r, json_check::join(at, "iteration_end_s"),
+                                std::size_t(res.iterations), 0, kMaxSeconds, "seconds");
+  // Derived, not read back; an iteration's duration (end_t - end_{t-1}) can be negative under SSP.
+  for (const char* derived : {"iteration_s_min", "iteration_s_max", "iteration_s_stdev"})
+    if (j.contains(derived)) num(j, r, at, derived, -kMaxSeconds, kMaxSeconds, "seconds");
+  for (const char* derived : {"stall_share", "traffic_max_over_mean"})
+    if (j.contains(derived)) num(j, r, at, derived, -kMaxRate, kMaxRate, "a ratio");
+  if (j.contains("dropped_workers")) {
+    const std::string p = json_check::join(at, "dropped_workers");
+    const auto& d = r.array(j["dropped_workers"], p, "a list per iteration");
+    if (d.size() > std::size_t(res.iterations))
+      r.fail(p, "has " + std::to_string(d.size()) + " iterations", "at most the run's iterations");
+    const long long gpus = (long long)res.cluster.nodes * res.cluster.gpus_per_node;
+    for (std::size_t t = 0; t < d.size(); ++t) {
+      const auto& w = r.array(d[t], json_check::index(p, t), "a list of workers");
+      if (w.size() > std::size_t(gpus)) r.fail(json_check::index(p, t), "lists more workers than there are", "workers");
+      std::vector<int> row;
+      for (std::size_t k = 0; k < w.size(); ++k)
+        row.push_back(int(r.integer(w[k], json_check::index(json_check::index(p, t), k), 0, gpus - 1, "a worker")));
+      res.dropped_workers.push_back(std::move(row));
+    }
+  }
+  // A result is partial exactly when it says why (Result::partial()).
+  const bool partial = j.contains("partial") && r.boolean(j["partial"], json_check::join(at, "partial"), "true or false");
+  if (partial != j.contains("failure"))
+    r.fail(json_check::join(at, partial ? "failure" : "partial"), partial ? "missing where partial is true" : "missing or false where failure is given",
+           "a failure exactly where partial is true");
+  if (partial) {
+    res.failure = label(j, r, at, "failure", limits::kMaxNoteChars);
+    if (res.failure.empty()) r.fail(json_check::join(at, "failure"), "is empty", "why the run is partial");
+  }
   if (j.contains("training_loss")) {
-    r.training_loss = j.at("training_loss").get<std::vector<double>>();
-    r.replicas_agree = j.value("replicas_agree", true);
+    res.training_loss = numbers(j["training_loss"], r, json_check::join(at, "training_loss"), std::size_t(res.iterations),
+                                0, kMaxRate, "a loss >= 0");
+    if (j.contains("replicas_agree"))
+      res.replicas_agree = r.boolean(j["replicas_agree"], json_check::join(at, "replicas_agree"), "true or false");
   }
-  r.images_per_s = j.at("images_per_s");
-  r.single_gpu_images_per_s = j.at("single_gpu_images_per_s");
-  r.speedup = j.at("speedup");
-  r.efficiency = j.at("scaling_efficiency");
-  r.gpu_busy_s = j.at("gpu_busy_s");
-  r.gpu_stall_s = j.at("gpu_stall_s");
-  r.breakdown = breakdown_from_json(j.at("time_s"));
-  r.sent_bytes_max = j.at("sent_bytes_per_node_max");
-  r.received_bytes_max = j.at("received_bytes_per_node_max");
-  r.sent_bytes_mean = j.at("sent_bytes_per_node_mean");
-  r.received_bytes_mean = j.at("received_bytes_per_node_mean");
-  r.flows_per_iteration = j.at("flows_per_iteration");
-  for (const auto& l : j.at("layers")) {
-    LayerResult row;
-    row.name = l.at("layer");
-    row.layer = l.at("layer_index");
-    row.kind = l.at("kind");
-    row.scheme = l.at("scheme");
-    row.params = l.at("params");
-    row.ps_params = l.at("ps_params_per_iteration");
-    row.sfb_params = l.at("sfb_params_per_iteration");
-    row.adam_params = l.at("adam_params_per_iteration");
-    row.why = l.at("why");
-    row.sync_start_s = l.at("sync_start_s");
-    row.sync_end_s = l.at("sync_end_s");
-    row.breakdown = breakdown_from_json(l.at("time_s"));
-    r.layers.push_back(row);
+  res.images_per_s = num(j, r, at, "images_per_s", 0, kMaxRate, "images/s");
+  res.single_gpu_images_per_s = num(j, r, at, "single_gpu_images_per_s", 0, kMaxRate, "images/s");
+  res.speedup = num(j, r, at, "speedup", 0, kMaxRate, "a speedup");
+  res.efficiency = num(j, r, at, "scaling_efficiency", 0, kMaxRate, "a fraction");
+  res.gpu_busy_s = num(j, r, at, "gpu_busy_s", 0, kMaxSeconds, "seconds");
+  res.gpu_stall_s = num(j, r, at, "gpu_stall_s", -kMaxSeconds, kMaxSeconds, "seconds");  // SSP: can be < 0
+  res.breakdown = breakdown_from_json(r.require(j, at, "time_s", "an object"), r, json_check::join(at, "time_s"));
+  res.sent_bytes_max = num(j, r, at, "sent_bytes_per_node_max", 0, kMaxBytes, "bytes");
+  res.received_bytes_max = num(j, r, at, "received_bytes_per_node_max", 0, kMaxBytes, "bytes");
+  res.sent_bytes_mean = num(j, r, at, "sent_bytes_per_node_mean", 0, kMaxBytes, "bytes");
+  res.received_bytes_mean = num(j, r, at, "received_bytes_per_node_mean", 0, kMaxBytes, "bytes");
+  res.flows_per_iteration = num(j, r, at, "flows_per_iteration", 0, kMaxCount, "flows");
+  {
+    const std::string p = json_check::join(at, "layers");
+    const auto& layers = r.array(r.require(j, at, "layers", "a list"), p, "a list of layer rows");
+    if (layers.size() > std::size_t(limits::kMaxLayers))
+      r.fail(p, "has " + std::to_string(layers.size()) + " rows", "at most " + std::to_string(limits::kMaxLayers));
+    for (std::size_t i = 0; i < layers.size(); ++i) res.layers.push_back(layer_from_json(layers[i], r, json_check::index(p, i)));
   }
-  for (const auto& l : j.at("links"))
-    r.links.push_back(LinkUse{l.at("link"), l.at("bytes_per_iteration"), l.at("peak_utilization"),
-                              l.at("mean_utilization")});
-  if (j.contains("timeline"))
-    for (const auto& e : j["timeline"])
-      r.timeline.push_back(TimelineEvent{e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]});
-  return r;
+  {
+    const std::string p = json_check::join(at, "links");
+    const auto& links = r.array(r.require(j, at, "links", "a list"), p, "a list of links");
+    if (links.size() > std::size_t(4 * limits::kMaxGpus))
+      r.fail(p, "has " + std::to_string(links.size()) + " links", "at most 4 per GPU");
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const std::string li = json_check::index(p, i);
+      r.object(links[i], li, "a link");
+      r.only_known(links[i], li, {"link", "bytes_per_iteration", "peak_utilization", "mean_utilization"});
+      res.links.push_back(LinkUse{label(links[i], r, li, "link"),
+                                  num(links[i], r, li, "bytes_per_iteration", 0, kMaxBytes, "bytes"),
+                                  num(links[i], r, li, "peak_utilization", 0, kMaxRate, "a fraction"),
+                                  num(links[i], r, li, "mean_utilization", 0, kMaxRate, "a fraction")});
+    }
+  }
+  if (j.contains("timeline")) {
+    const std::string p = json_check::join(at, "timeline");
+    const auto& events = r.array(j["timeline"], p, "a list of events");
+    if (events.size() > kMaxTimelineEvents)
+      r.fail(p, "has " + std::to_string(events.size()) + " events", "at most " + std::to_string(kMaxTimelineEvents));
+    res.timeline.reserve(events.size());
+    for (std::size_t i = 0; i < events.size(); ++i)
+      res.timeline.push_back(event_from_json(events[i], r, json_check::index(p, i), res));
+  }
+  return res;
+}
+
+Result result_from_json(const nlohmann::json& j) { return result_from_json(j, Reader("result"), ""); }
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 std::string results_csv(const std::vector<Result>& results) {
@@ -165,7 +330,7 @@ std::string results_csv(const std::vector<Result>& results) {
   out << '\n';
   for (const Result& r : results) {
     const Result::Spread spread = r.iteration_spread();
-    out << r.model << ',' << r.strategy << ',' << r.engine << ',' << r.cluster.nodes << ','
+    out << csv_cell(r.model) << ',' << r.strategy << ',' << r.engine << ',' << r.cluster.nodes << ','
         << r.cluster.gpus_per_node << ',' << r.cluster.nic_gbps << ',' << r.cluster.latency_s << ','
         << r.cluster.server_shards << ',' << r.batch_per_gpu << ',' << r.iteration_s << ','
         << spread.min_s << ',' << spread.max_s << ',' << spread.stdev_s << ','
@@ -177,31 +342,6 @@ std::string results_csv(const std::vector<Result>& results) {
     out << '\n';
   }
   return out.str();
-}
-
-void write_file_atomic(const std::string& path, const std::string& contents) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  if (ec) throw std::runtime_error(path + ": cannot create folder: " + ec.message());
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(path + ": cannot write");
-    f << contents;
-    f.flush();
-    if (!f) {
-      f.close();
-      fs::remove(tmp, ec);
-      throw std::runtime_error(path + ": write failed");
-    }
-  }
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(path + ": cannot rename into place");
-  }
 }
 
 }  // namespace possim

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/input/json_check.hpp"
 #include "model/run/result.hpp"
 
 namespace possim {
@@ -13,12 +14,16 @@ namespace possim {
 // {"compute_s": ..., "exposed_network_s": ..., ...}: the shares in TimeShare order.
 nlohmann::json breakdown_to_json(const Breakdown& b);
 nlohmann::json result_to_json(const Result& r, bool with_timeline = false);
-// Inverse of result_to_json (what a forked simulation sends back). Throws on bad input.
+// Inverse of result_to_json, checking every field as a reader of possim's own files must
+// (the file may have been edited by hand, or be hostile): its type, its range, text as a
+// printable label, names as strategies, engines and layer kinds possim knows, timeline
+// events of 8 elements. One InputError naming `r`'s file, the record `at` and the field.
+Result result_from_json(const nlohmann::json& j, const json_check::Reader& r, const std::string& at);
+// The same for a result passed between possim's own processes (a forked simulation's).
 Result result_from_json(const nlohmann::json& j);
+// A CSV field as RFC 4180 writes it: as it is, or in double quotes (doubled inside) where
+// it holds a comma, a quote or a line break.
+std::string csv_cell(const std::string& s);
 std::string results_csv(const std::vector<Result>& results);
-
-// Write through a temporary file and rename, so a failed run leaves nothing half-written.
-// Throws std::runtime_error naming the path.
-void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace possim

@@ -1,5 +1,7 @@
 #include "model/run/sweep_manifest.hpp"
 
+#include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -61,6 +63,23 @@ std::vector<std::size_t> SweepManifest::missing(const PointRecords& records) con
   for (std::size_t i = 0; i < points.size(); ++i)
     if (in_shard(i) && !records.count(points[i].key)) out.push_back(i);
   return out;
+}
+
+RecordCheck SweepManifest::record_check() const {
+  auto index = std::make_shared<std::map<std::string, std::size_t>>();
+  for (std::size_t i = 0; i < points.size(); ++i) (*index)[points[i].key] = i;
+  return [this, index](const std::string& key, const json& record, const Result& result, const json_check::Reader& r) {
+    const auto it = index->find(key);
+    if (it == index->end()) return;
+    const json& values = points[it->second].values;
+    if (record.at("values") != values)
+      r.fail("values", "are not those of the point with this key, " + json_check::quoted(values.dump()),
+             "the record possim wrote for the point");
+    const auto strategy = values.find("strategies");
+    if (strategy != values.end() && *strategy != result.strategy)
+      r.fail("result.strategy", "'" + result.strategy + "' is not the point's strategy " + strategy->dump(),
+             "the record possim wrote for the point");
+  };
 }
 
 SweepManifest manifest_of(const SweepGrid& grid, int shard_index, int shard_count) {

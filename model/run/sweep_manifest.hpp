@@ -31,6 +31,10 @@ struct SweepManifest {
   std::string grid_key() const;
   // Points of this shard that have no record.
   std::vector<std::size_t> missing(const PointRecords& records) const;
+  // For read_points: a record whose key is one of these points must carry that point's
+  // values, and a result of its strategy (a line edited by hand to claim another point
+  // is refused, naming FILE:LINE). Records of other keys are left as they are.
+  RecordCheck record_check() const;
 };
 
 SweepManifest manifest_of(const SweepGrid& grid, int shard_index, int shard_count);

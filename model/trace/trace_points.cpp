@@ -7,6 +7,7 @@
 
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
+#include "model/input/text.hpp"
 
 namespace possim {
 
@@ -47,11 +48,11 @@ std::vector<SweepPoint> parse_trace_points(const std::vector<std::string>& items
       throw InputError(option, "", quoted + " is not STRATEGY:NODES:GBPS", "e.g. poseidon:8:10");
     const std::string strategy = item.substr(0, a), nodes_text = item.substr(a + 1, b - a - 1),
                       gbps_text = item.substr(b + 1);
-    char* end = nullptr;
-    const long nodes = std::strtol(nodes_text.c_str(), &end, 10);
-    const bool nodes_ok = !nodes_text.empty() && *end == '\0';
-    const double gbps = std::strtod(gbps_text.c_str(), &end);
-    const bool gbps_ok = !gbps_text.empty() && *end == '\0';
+    const std::optional<long long> nodes_v = parse_decimal_integer(nodes_text);
+    const std::optional<double> gbps_v = parse_decimal(gbps_text);  // "10", "2.5": not "0xa"
+    const bool nodes_ok = nodes_v.has_value(), gbps_ok = gbps_v.has_value();
+    const long long nodes = nodes_v.value_or(-1);
+    const double gbps = gbps_v.value_or(-1);
     bool found = false;
     for (std::size_t i = 0; i < sweep.size(); ++i)
       if (nodes_ok && gbps_ok && sweep[i].strategy == strategy && sweep[i].nodes == nodes &&
