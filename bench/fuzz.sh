@@ -2,7 +2,7 @@
 # Fuzzing benchmark: 1,000,000 inputs for each parser's fuzz target, from the committed seeds
 # alone (a fresh work folder), then a markdown table: target, inputs, wall s, exec/s,
 # findings, corpus size. bench/results/fuzz.md records a run.
-#   bench/fuzz.sh [RUNS [TARGET...]]   (default 1000000; all four targets)
+#   bench/fuzz.sh [RUNS [TARGET...]]   (default 1000000; every target)
 # Findings do not stop a target (fuzz/run.sh --keep-going: libFuzzer's fork mode, which
 # restarts the batch a finding ended); each is replayed and grouped by what it does. The
 # inputs and stacks are in build-fuzz/bench/findings/. Exit status 1 when any target has one.
@@ -14,7 +14,7 @@ export FUZZ_WORK=${FUZZ_BUILD_DIR:-build-fuzz}/bench
 rm -rf "$FUZZ_WORK"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements results points device prices)
 fuzz/run.sh --keep-going --runs "$RUNS" "${targets[@]}"
 status=$?
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (a clang tree: build-fuzz) and fuzz each parser in turn.
 #   fuzz/run.sh [--keep-going] [SECONDS_PER_TARGET | --runs N] [TARGET...]
-# Default: 60 seconds for each of scenario, profile, layer, measurements. Each target starts
-# from its committed seeds (fuzz/corpus/T, read only) and adds what it finds to
+# Default: 60 seconds for each of scenario, profile, layer, measurements, results, points,
+# device and prices. Each target starts from its committed seeds (fuzz/corpus/T, read
+# only) and adds what it finds to
 # $FUZZ_WORK/corpus/T (default build-fuzz/work; delete it for a fresh start). A finding -- a
 # crash, an exception other than possim::InputError, a sanitizer report, an input that
 # takes over 1 s or 2 GB -- is saved as $FUZZ_WORK/findings/T/crash-* (timeout-*, oom-*,
@@ -26,7 +27,7 @@ case "${1:-}" in
   *) limit=(-max_total_time="$1"); shift ;;
 esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements results points device prices)
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 WORK=${FUZZ_WORK:-$BUILD_DIR/work}

@@ -36,5 +36,8 @@ struct ReportInputs {
 // bound, every result as possim writes them): one InputError naming the file and the field.
 // `measured` is left empty (the command reads measurement files as `possim validate` does).
 ReportInputs read_report_inputs(const std::vector<std::string>& results_paths);
+// One results file's text, checked as read_report_inputs does, added to `in` (nothing of
+// it when it fails). `path` names it in messages.
+void add_results_text(const std::string& text, const std::string& path, ReportInputs& in);
 
 }  // namespace possim::report

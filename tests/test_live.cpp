@@ -289,6 +289,47 @@ TEST_CASE("SIGINT during a live run: every node process ends, every namespace go
   fs::remove_all(dir);
 }
 
+TEST_CASE("SIGKILL of a live run: its node processes die with it, quietly, and possim live cleanup "
+          "removes its namespaces", "[live][netns]") {
+  if (!can_make_namespaces()) FAIL("cannot create network namespaces (needs root and iproute2)");
+  const std::set<std::string> before = possim_namespaces();
+  const LiveProcess run = start_live_run("kill", R"({"name": "kill", "model": "alexnet", "batch_per_gpu": 32,
+             "cluster": {"nodes": [3], "nic_gbps": [10]}, "strategies": ["wfbp"],
+             "profile": "titanx_maxwell", "iterations": 40,
+             "live": {"network_scale": 20, "links": "netns"}})", 3, "");
+  const fs::path dir = run.dir;
+  const pid_t pid = run.pid;
+  REQUIRE(possim_namespaces().size() > before.size());
+  ::kill(pid, SIGKILL);  // no handler runs: nothing of possim's cleans up
+  double took = 0;
+  bool exited = false;
+  wait_bounded(pid, std::chrono::seconds(20), took, exited);
+  REQUIRE(exited);
+  // Its nodes end with it (they die with their parent), within a moment, and quietly: no
+  // node dies of an exception it could not send ("sendmsg: Broken pipe", SIGABRT).
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!group_members(pid, -1).empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::set<pid_t> left = group_members(pid, -1);
+  for (pid_t p : left) ::kill(p, SIGKILL);
+  CHECK(left.empty());
+  const std::string err = slurp(dir / "err.txt");
+  INFO(err);
+  CHECK(err.find("terminate called") == std::string::npos);
+  CHECK(err.find("Broken pipe") == std::string::npos);
+  // What it could not delete, possim live cleanup does; a live run of another possim is
+  // left alone (this test's own process is alive).
+  const std::set<std::string> stale = possim_namespaces();
+  REQUIRE(stale.size() > before.size());
+  const Output o = run_possim("live cleanup", dir, 60);
+  CHECK(o.status == 0);
+  CHECK(o.out.find("deleted ") != std::string::npos);
+  const std::set<std::string> after = possim_namespaces();
+  for (const std::string& ns : stale)
+    if (!before.count(ns)) CHECK_FALSE(after.count(ns));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("mpirun -np 4 runs a live scenario on loopback: rank r is node r, rank 0 writes the "
           "results, the bytes are the plan's", "[live][mpi]") {
   const fs::path dir = fs::temp_directory_path() / ("possim_live_mpi_" + std::to_string(::getpid()));

@@ -46,15 +46,18 @@ void sync_folder(const std::string& folder) {
 }  // namespace
 
 PointRecords read_points(const std::string& path, const RecordCheck& check) {
-  PointRecords records;
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return records;
+  if (!fs::exists(fs::symlink_status(path, ec))) return {};
   const std::string kind = non_regular_kind(path);
   if (!kind.empty())
     throw InputError(path, "", "is " + kind + ", not a regular file (possim appends to it and follows no link)",
                      "a sweep's points.jsonl as possim writes it");
-  const std::string text = read_input_file(path, "points file", "a sweep's points.jsonl",
-                                           limits::kMaxPointsFileBytes);
+  return parse_points(read_input_file(path, "points file", "a sweep's points.jsonl", limits::kMaxPointsFileBytes),
+                      path, check);
+}
+
+PointRecords parse_points(const std::string& text, const std::string& path, const RecordCheck& check) {
+  PointRecords records;
   const std::string expected = "a JSON object with key (64 hex digits), values and result";
   std::size_t line_no = 0;
   for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {

@@ -26,6 +26,8 @@ using RecordCheck = std::function<void(const std::string& key, const nlohmann::j
 // file, and must not write through a link; each line a record whose result
 // result_from_json reads, then `check`); a bad line is an InputError naming FILE:LINE.
 PointRecords read_points(const std::string& path, const RecordCheck& check = {});
+// The records of a points file's text (`path` names it in messages), checked as above.
+PointRecords parse_points(const std::string& text, const std::string& path, const RecordCheck& check = {});
 
 // One record as its line, '\n' included.
 std::string point_line(const std::string& key, const nlohmann::json& values, const Result& r);
