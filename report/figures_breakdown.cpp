@@ -18,8 +18,8 @@ const char* share_colour(TimeShare s) {
 }
 
 // A stacked bar per (label, breakdown): the data block and the plot, only the shares some
-// bar has.
-void stacked_bars(Figure& f, const std::vector<std::pair<std::string, Breakdown>>& bars) {
+// bar has. False (nothing made) when no bar has any: gnuplot cannot plot nothing.
+bool stacked_bars(Figure& f, const std::vector<std::pair<std::string, Breakdown>>& bars) {
   std::vector<TimeShare> shares;
   for (std::size_t i = 0; i < kTimeShares; ++i)
     for (const auto& [label, b] : bars)
@@ -27,6 +27,7 @@ void stacked_bars(Figure& f, const std::vector<std::pair<std::string, Breakdown>
         shares.push_back(TimeShare(i));
         break;
       }
+  if (shares.empty()) return false;
   f.data = "# bar";
   for (TimeShare x : shares) f.data += std::string("\t") + column_name(x);
   f.data += "\n";
@@ -48,6 +49,7 @@ void stacked_bars(Figure& f, const std::vector<std::pair<std::string, Breakdown>
               (i ? "" : ":xtic(1)") + " title " + gp_quote(short_name(shares[i])) + " lc rgb '" +
               share_colour(shares[i]) + "'";
   f.plot += "\n";
+  return true;
 }
 
 std::string shares_caption() {
@@ -81,11 +83,12 @@ void add_breakdown_figures(const ReportInputs& in, std::size_t max, FigureSet& o
       ++skipped;
       continue;
     }
-    f.id = figure_id("time", made++);
+    f.id = figure_id("time", made);
     f.section = kSection;
     f.title = "Where an iteration goes: " + cluster_text(points.front()->result);
     f.what = kWhat + shares_caption() + ".";
-    stacked_bars(f, bars);
+    if (!stacked_bars(f, bars)) continue;  // every share zero: no bar to draw
+    ++made;
     out.figures.push_back(std::move(f));
   }
   // Per model and strategy, across node counts (everything else equal).
@@ -112,12 +115,13 @@ void add_breakdown_figures(const ReportInputs& in, std::size_t max, FigureSet& o
       f.files.insert(p->file);
     }
     const Result& r = by_nodes.begin()->second->result;
-    f.id = figure_id("time-nodes", scaled++);
+    f.id = figure_id("time-nodes", scaled);
     f.section = kSection;
     f.title = "Where an iteration goes vs nodes: " + r.model + ", " + r.strategy + " (" + r.engine + "), " +
               std::to_string(r.cluster.gpus_per_node) + " GPU/node, " + num(r.cluster.nic_gbps) + " Gbit/s";
     f.what = std::string(kWhat) + "One bar per node count. " + shares_caption() + ".";
-    stacked_bars(f, bars);
+    if (!stacked_bars(f, bars)) continue;
+    ++scaled;
     f.plot = "set xlabel 'nodes'\n" + f.plot;
     out.figures.push_back(std::move(f));
   }

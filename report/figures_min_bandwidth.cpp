@@ -37,12 +37,13 @@ void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max, FigureSe
       continue;
     }
     Figure f;
-    f.id = figure_id("min-bandwidth", made++);
+    f.id = figure_id("min-bandwidth", made);
     f.section = "Least NIC bandwidth";
     f.title = "Least swept NIC for 90% scaling efficiency: " + std::get<0>(key) + ", " +
               std::to_string(std::get<2>(key)) + " GPU/node";
     f.files = files[key];
     std::vector<std::string> missing;
+    bool any_bar = false;
     f.data = "# series";
     for (int n : node_counts) f.data += "\t" + std::to_string(n) + " nodes";
     f.data += "\n";
@@ -55,6 +56,7 @@ void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max, FigureSe
           for (const auto& [gbps, eff] : it->second)
             if (eff >= kTarget) {
               cell = num(gbps);
+              any_bar = true;
               break;
             }
           if (cell == "?") missing.push_back(series + " at " + std::to_string(n) + " nodes");
@@ -63,6 +65,13 @@ void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max, FigureSe
       }
       f.data += "\n";
     }
+    // No bar at all: gnuplot cannot draw it ("all points y value undefined"); the page says why.
+    if (!any_bar) {
+      out.notes.push_back("least-bandwidth figure for " + std::get<0>(key) +
+                          " left out: no strategy reached 90% scaling efficiency at any swept speed");
+      continue;
+    }
+    ++made;
     f.what = "For each strategy and node count swept over several NIC speeds, the slowest swept speed at "
              "which scaling efficiency reaches 90% (possim plan finds the least speed between grid points). "
              "No bar: not swept there, or not reached at any swept speed" +

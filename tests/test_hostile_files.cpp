@@ -169,6 +169,39 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
   fs::remove_all(dir);
 }
 
+TEST_CASE("a report draws every results file the reader accepts, at the edges of its ranges",
+          "[cli][hostile]") {
+  const fs::path dir = scratch("files", "edges");
+  const json j = results_file(dir);
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> edges = {
+      {"nothing moves", [](json& r) { r["images_per_s"] = 0; r["speedup"] = 0; r["scaling_efficiency"] = 0; }},
+      {"a NIC of 1e-300 Gbit/s", [](json& r) { r["nic_gbps"] = 1e-300; }},
+      {"rates of 1e15", [](json& r) { r["speedup"] = 1e15; r["images_per_s"] = 1e15; }},
+      {"times and bytes at their caps", [](json& r) { r["iteration_s"] = 1e12; r["sent_bytes_per_node_max"] = 1e21; }},
+      {"every share zero, windows at the caps",
+       [](json& r) {
+         for (auto& [k, v] : r["time_s"].items()) v = 0;
+         for (auto& l : r["layers"]) {
+           for (auto& [k, v] : l["time_s"].items()) v = 0;
+           l["sync_start_s"] = -1e12;
+           l["sync_end_s"] = 1e12;
+         }
+       }},
+  };
+  for (const auto& [what, edit] : edges) {
+    json e = j;
+    for (auto& r : e["results"]) edit(r);
+    write(dir / "edge.json", e.dump());
+    INFO(what);
+    const Output o = run_possim("report edge.json --out rep -q", dir, kTimeout);
+    INFO(o.err);
+    CHECK(o.status == 0);
+    CHECK(fs::exists(dir / "rep" / "index.html"));
+    fs::remove_all(dir / "rep");
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named FILE:LINE", "[cli][hostile]") {
   const fs::path dir = scratch("files", "resume");
   const std::vector<json> good = sweep_points(dir);
