@@ -219,10 +219,17 @@ std::vector<double> map_points(std::size_t n, int threads,
 
 std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& m,
                                         const ClusterAssumptions& a, const Engine& engine,
-                                        int threads) {
+                                        int threads, const std::function<void(std::size_t)>& progress) {
+  std::mutex progress_mu;
+  std::size_t done = 0;
   const std::vector<double> s = map_points(m.points.size(), threads, [&](std::size_t i) {
     const MeasurementPoint& pt = m.points[i];
-    return predict_iteration_s(p, m.networks.at(pt.model), pt, a, engine);
+    const double t = predict_iteration_s(p, m.networks.at(pt.model), pt, a, engine);
+    if (progress) {
+      const std::lock_guard<std::mutex> lock(progress_mu);
+      progress(++done);
+    }
+    return t;
   });
   std::vector<PointResult> out;
   for (std::size_t i = 0; i < s.size(); ++i) {

@@ -90,10 +90,12 @@ struct ClusterFit {
 // Throws InputError when there are fewer points than free parameters.
 ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const ClusterFitOptions& opt);
 
-// Predictions of a profile for points (no fitting), e.g. held-out points.
+// Predictions of a profile for points (no fitting), e.g. held-out points. `progress` is
+// called with the points done so far as each finishes (one call at a time).
 std::vector<PointResult> predict_points(const Profile& p, const MeasurementSet& m,
                                         const ClusterAssumptions& a, const Engine& engine,
-                                        int threads = 1);
+                                        int threads = 1,
+                                        const std::function<void(std::size_t done)>& progress = {});
 
 // Relative error of a prediction in the unit the point was measured in.
 double relative_error(const MeasurementPoint& pt, double predicted_iteration_s);

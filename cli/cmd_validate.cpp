@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/points_report.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "cli/validate_live.hpp"
 #include "model/input/error.hpp"
@@ -71,7 +72,11 @@ int cmd_validate(const std::vector<std::string>& args) {
   cal::ClusterAssumptions a;
   a.latency_s = latency_us * 1e-6;
   a.server_shards = shards;
-  const std::vector<cal::PointResult> points = cal::predict_points(profile, m, a, *engine, jobs);
+  // Progress on a terminal (a log gets the SimGrid engine's own lines for long points).
+  ProgressLine line("validate", m.points.size(), 0, true, /*terminal_only=*/true);
+  const std::vector<cal::PointResult> points =
+      cal::predict_points(profile, m, a, *engine, jobs, [&](std::size_t done) { line.update(done); });
+  line.finish();
   const ErrorSummary s = summarize(points);
 
   std::cout << "validate " << m.path << " against profile " << profile.name << " ("
