@@ -12,6 +12,7 @@
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
+#include "model/plan/plan_check.hpp"
 #include "model/strategies/strategy.hpp"
 
 namespace possim::calibrate {
@@ -164,8 +165,11 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
   return p;
 }
 
-double predict_iteration_s(const Profile& base, const Network& net, const MeasurementPoint& pt,
-                           const ClusterAssumptions& a, const Engine& engine) {
+namespace {
+
+// The plan of a measured point on `engine`, its iteration time.
+double predict_at(const Profile& base, const Network& net, const MeasurementPoint& pt, const ClusterAssumptions& a,
+                  const Engine& engine) {
   const Profile p = base.for_strategy(pt.strategy, pt.stack);
   PlanRequest r;
   r.net = &net;
@@ -179,7 +183,19 @@ double predict_iteration_s(const Profile& base, const Network& net, const Measur
   r.batch_per_gpu = pt.batch;
   r.iterations = a.iterations;
   const SyncPlan plan = make_plan(pt.strategy, r);
+  check_plan(plan);  // finite task times within the limit, as a scenario's points: never an endless run
   return engine.run(plan, RunOptions{}).iteration_s;
+}
+
+}  // namespace
+
+double predict_iteration_s(const Profile& base, const Network& net, const MeasurementPoint& pt,
+                           const ClusterAssumptions& a, const Engine& engine) {
+  try {
+    return predict_at(base, net, pt, a, engine);
+  } catch (const InputError& e) {  // a stack the profile lacks, a plan past a limit: which point
+    throw InputError(pt.where + ": " + e.what());
+  }
 }
 
 double relative_error(const MeasurementPoint& pt, double predicted_iteration_s) {

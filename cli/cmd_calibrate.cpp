@@ -27,10 +27,17 @@
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
+#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
 namespace {
+
+// The profile and its calibration record, checked before a measurement that takes minutes.
+void check_profile_outputs(const std::string& out) {
+  check_output_file(out, "--out");
+  check_output_file(calibrate::sidecar_path(out), "--out (its calibration record)");
+}
 
 namespace cal = possim::calibrate;
 namespace ex = possim::calibrate::exchange;
@@ -95,6 +102,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
   if (peers < 1) throw InputError("--rebuild-peers", "", "must be at least 1", "an integer >= 1");
   if (!vm.count("repeats")) repeats = backend_name == "gpu" ? 10 : 3;
   if (repeats < 1) throw InputError("--repeats", "", "must be at least 1", "an integer >= 1");
+  check_profile_outputs(out);  // before the measurements
   if (name.empty()) name = stem(out);
 
   const Network net = load_network(model, ".");
@@ -229,6 +237,7 @@ int cmd_exchange(const std::vector<std::string>& args) {
   if (opt.netns && !coordinator.empty())
     throw InputError("--netns", "", "namespaces are local; --coordinator is for real nodes",
                      "one of the two");
+  check_profile_outputs(out);  // before the exchange
   if (name.empty()) name = stem(out);
   if (!quiet) opt.progress = [](const std::string& s) { std::cerr << "exchange: " << s << '\n'; };
   const Profile base = load_profile(base_ref, ".");

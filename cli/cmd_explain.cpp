@@ -12,6 +12,7 @@
 #include "model/input/limits.hpp"
 #include "model/input/scenario.hpp"
 #include "model/run/sweep.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim::cli {
 
@@ -75,8 +76,9 @@ int cmd_explain(const std::vector<std::string>& args) {
   if (strategy.empty())
     strategy = std::count(s.strategies.begin(), s.strategies.end(), "poseidon") ? "poseidon"
                                                                               : s.strategies.front();
-  if (!is_strategy(strategy)) throw InputError("--strategy", "", "unknown strategy '" + json_check::quoted(strategy) + "'",
-                                               "single, ps, wfbp, poseidon, tf_stock, adam, onebit or allreduce");
+  if (!is_strategy(strategy))
+    throw InputError("--strategy", "", "unknown strategy '" + json_check::quoted(strategy) + "'",
+                     "one of " + json_check::list(strategy_names()));
   if (!vm.count("nodes")) nodes = *std::max_element(s.nodes.begin(), s.nodes.end());
   if (!vm.count("gbps")) gbps = s.nic_gbps.front();
   // The scenario's own limits (model/limits.hpp): the node count sizes what the engines

@@ -123,9 +123,11 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   // Before the child allocates it: what runs (worker 0 alone, folded).
   const SimulationSize size = check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
   const SharedProgress progress;
-  progress.get()->step_budget = size.events() > (UINT64_MAX - SimProgress::kStepsBase) / SimProgress::kStepsPerEvent
-                                    ? UINT64_MAX
-                                    : size.events() * SimProgress::kStepsPerEvent + SimProgress::kStepsBase;
+  progress.get()->step_budget =
+      options_.max_clock_steps > 0 ? options_.max_clock_steps
+      : size.events() > (UINT64_MAX - SimProgress::kStepsBase) / SimProgress::kStepsPerEvent
+          ? UINT64_MAX
+          : size.events() * SimProgress::kStepsPerEvent + SimProgress::kStepsBase;
   if (fold && first_fold_notice(plan.strategy, plan.workers))
     std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
                  "exact: sim/fold.hpp); --no-reduce simulates every node\n",

@@ -5,6 +5,7 @@
 // process keeps the old clock and callbacks), so each run happens in a forked child
 // that sends its Result back over a pipe as JSON (doubles round-trip exactly).
 #pragma once
+#include <cstdint>
 
 #include "model/run/engine.hpp"
 
@@ -35,6 +36,9 @@ struct SimGridOptions {
   // folded, 0.1 s at 1,024 and 0.4 s at 4,096. Below 32 the full run is cheap and keeps every
   // worker's timeline.
   int reduce_from_workers = 32;
+  // The run's budget of SimGrid clock steps (sim/progress.hpp); 0: derived from the plan,
+  // 64 per task instance and flow it holds plus a million. A run past it is stopped.
+  std::uint64_t max_clock_steps = 0;
 };
 
 // Whether a run of `plan` is folded; `why_not` gets the reason it is not valid ("" when

@@ -349,3 +349,16 @@ TEST_CASE("SFB: a worker rebuilds only once every peer's factors are in, even be
     CHECK(rebuild_start >= last_broadcast_end - 1e-9);
   }
 }
+
+TEST_CASE("a simulation that overshoots its budget of clock steps is stopped, not left to spin",
+          "[simgrid][hostile]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  const SyncPlan plan = make_plan("wfbp", request(net, prof, 2, 10, 32, 3));
+  // The derived budget (64 per planned instance and flow, plus a million) is never reached
+  // by a real run; a budget of 10 steps is, and the point fails instead of running on.
+  sim::SimGridOptions tight;
+  tight.max_clock_steps = 10;
+  CHECK_THROWS_WITH(sim::SimGridEngine(tight).run(plan, {}), Catch::Contains("wfbp at 2 nodes failed"));
+  CHECK(sim::SimGridEngine().run(plan, {}).iteration_s > 0);
+}
