@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "model/run/result_io.hpp"
 #include "model/run/output_file.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim::calibrate {
 

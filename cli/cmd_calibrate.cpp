@@ -14,7 +14,6 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/exchange/exchange.hpp"
-#include "net/netns.hpp"
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "calibrate/measurements.hpp"
@@ -28,6 +27,7 @@
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
 #include "model/run/output_file.hpp"
+#include "net/netns.hpp"
 
 namespace possim::cli {
 

@@ -22,11 +22,11 @@
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
 #include "model/planning/capacity.hpp"
+#include "model/run/output_file.hpp"
 #include "model/run/parallel.hpp"
 #include "model/run/provenance.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
-#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 

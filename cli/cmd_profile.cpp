@@ -15,11 +15,11 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
-#include "model/input/text.hpp"
 #include "model/input/profile.hpp"
 #include "model/input/profile_derive.hpp"
-#include "model/run/result_io.hpp"
+#include "model/input/text.hpp"
 #include "model/run/output_file.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim::cli {
 

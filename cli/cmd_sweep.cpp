@@ -18,12 +18,12 @@
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
+#include "model/run/output_file.hpp"
 #include "model/run/parallel.hpp"
 #include "model/run/point_store.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep_grid.hpp"
 #include "model/run/sweep_manifest.hpp"
-#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 
@@ -74,7 +74,7 @@ void gather(const SweepGrid& grid, const Shard& me, const std::string& out, Poin
       }
       if (std::chrono::duration<double>(clock::now() - grew).count() > stall_s)
         throw std::runtime_error("sweep: rank 0 waited " + fixed(stall_s, 0) + " s for rank " + std::to_string(r) +
-                                 "'s points in " + file + " and none came (mpirun started fewer ranks than "
+                                 "'s points in " + file + " and no more came (mpirun started fewer ranks than "
                                  "OMPI_COMM_WORLD_SIZE says, or rank " + std::to_string(r) +
                                  " failed); what every rank finished is kept: rerun the sweep to resume, or merge "
                                  "the shard folders with `possim sweep merge` (--gather-timeout sets the wait)");

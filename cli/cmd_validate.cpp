@@ -14,8 +14,8 @@
 #include "cli/validate_live.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
-#include "model/run/result_io.hpp"
 #include "model/run/output_file.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim::cli {
 

@@ -12,10 +12,10 @@
 #include "cli/table.hpp"
 #include "cli/validate_live.hpp"
 #include "model/plan/network_scale.hpp"
+#include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
 #include "sim/simgrid_engine.hpp"
-#include "model/run/output_file.hpp"
 
 namespace possim::cli {
 

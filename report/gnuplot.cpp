@@ -11,9 +11,9 @@
 #include <stdexcept>
 
 #include "model/run/child_processes.hpp"
+#include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/version.hpp"
-#include "model/run/output_file.hpp"
 
 namespace possim::report {
 

@@ -17,10 +17,10 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "model/run/child_processes.hpp"
-#include "model/plan/plan_check.hpp"
-#include "model/run/result_io.hpp"
 #include "model/input/error.hpp"
+#include "model/plan/plan_check.hpp"
+#include "model/run/child_processes.hpp"
+#include "model/run/result_io.hpp"
 #include "sim/executor.hpp"
 #include "sim/fold.hpp"
 #include "sim/progress.hpp"

@@ -9,8 +9,8 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
-#include "model/run/result_io.hpp"
 #include "model/input/sha256.hpp"
+#include "model/run/result_io.hpp"
 
 namespace possim {
 
