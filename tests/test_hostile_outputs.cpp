@@ -84,7 +84,7 @@ void refused(const Output& o, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("--json and --out never replace or write through a device, FIFO, symlink or folder",
+TEST_CASE("plan, validate, fit and derive never replace or write through a device, FIFO, symlink or folder",
           "[cli][hostile]") {
   const fs::path dir = scratch("outputs", "targets");
   const std::vector<std::string> targets = hostile_targets(dir);
