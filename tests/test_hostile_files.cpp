@@ -232,6 +232,18 @@ TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named F
   write_points(dir, records);
   refused(run_possim("sweep merge sw --out merged -q", dir, kTimeout), "points.jsonl:1: result.nodes");
   CHECK_FALSE(fs::exists(dir / "merged"));
+  // And its sweep.json: axes a sweep has, values that are numbers or printable names.
+  write_points(dir, good);
+  const json manifest = json::parse(slurp(dir / "sw" / "sweep.json"));
+  json m = manifest;
+  m["axes"][0] = "cluster.frobs";
+  write(dir / "sw" / "sweep.json", m.dump());
+  refused(run_possim("sweep merge sw --out merged -q", dir, kTimeout), "sweep.json: axes[0]");
+  m = manifest;
+  m["points"][0]["values"]["cluster.nic_gbps"] = "1\n\x1b[2J";
+  write(dir / "sw" / "sweep.json", m.dump());
+  refused(run_possim("sweep merge sw --out merged -q", dir, kTimeout), "sweep.json: points[0].values.cluster.nic_gbps");
+  CHECK_FALSE(fs::exists(dir / "merged"));
   fs::remove_all(dir);
 }
 

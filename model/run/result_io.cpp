@@ -1,13 +1,13 @@
 #include "model/run/result_io.hpp"
 
+#include <sstream>
+#include <stdexcept>
+
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
 #include "model/run/engine.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/workload/layer.hpp"
-
-#include <sstream>
-#include <stdexcept>
 
 namespace possim {
 
@@ -16,7 +16,6 @@ nlohmann::json breakdown_to_json(const Breakdown& b) {
   for (std::size_t i = 0; i < kTimeShares; ++i) j[column_name(TimeShare(i))] = b.s[i];
   return j;
 }
-
 
 nlohmann::json result_to_json(const Result& r, bool with_timeline) {
   const Result::Spread spread = r.iteration_spread();

@@ -1,5 +1,6 @@
 #include "model/run/sweep_manifest.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -120,8 +121,13 @@ SweepManifest read_manifest(const std::string& path) {
   const json& axes = r.array(r.require(j, "", "axes", "a list of axes"), "axes", "a list of axes");
   if (axes.size() > limits::kMaxSweepAxes)
     r.fail("axes", "has " + std::to_string(axes.size()) + " axes", "at most " + std::to_string(limits::kMaxSweepAxes));
-  for (std::size_t i = 0; i < axes.size(); ++i)
+  for (std::size_t i = 0; i < axes.size(); ++i) {
     m.axes.push_back(r.text(axes[i], json_check::index("axes", i), "an axis name"));
+    const auto& known = sweep_axes();
+    if (std::find(known.begin(), known.end(), m.axes.back()) == known.end())
+      r.fail(json_check::index("axes", i), "'" + json_check::quoted(m.axes.back()) + "' is not an axis",
+             "one of " + json_check::list(known));
+  }
   const json& points = r.array(r.require(j, "", "points", "a list of points"), "points", "a list of points");
   if (points.empty() || points.size() > limits::kMaxSweepPoints)
     r.fail("points", "has " + std::to_string(points.size()) + " points",
@@ -134,7 +140,16 @@ SweepManifest read_manifest(const std::string& path) {
     if (key.size() != 64 || key.find_first_not_of("0123456789abcdef") != std::string::npos)
       r.fail(at + ".key", "is not 64 hex digits", "a point key");
     if (!keys.insert(key).second) r.fail(at + ".key", "repeats an earlier point's", "distinct keys");
-    m.points.push_back(ManifestPoint{key, r.object(r.require(p, at, "values", "an object"), at + ".values", "an object")});
+    const json& values = r.object(r.require(p, at, "values", "an object"), at + ".values", "an object");
+    // Each an axis of the sweep, with a number or a name: they go into results.csv and results.json.
+    for (const auto& [axis, v] : values.items()) {
+      const std::string field = at + ".values." + json_check::quoted(axis);
+      if (std::find(m.axes.begin(), m.axes.end(), axis) == m.axes.end())
+        r.fail(field, "is not one of the sweep's axes", "one of " + json_check::list(m.axes));
+      if (v.is_string()) r.label(v, field, limits::kMaxLabelChars, "a number or a name");
+      else if (!v.is_number()) r.fail(field, json_check::describe(v) + " is not a number or a name", "a number or a name");
+    }
+    m.points.push_back(ManifestPoint{key, values});
   }
   const json& shard = r.object(r.require(j, "", "shard", "an object with index and count"), "shard", "an object");
   m.shard_count = int(r.integer(r.require(shard, "shard", "count", "an integer"), "shard.count", 1,
