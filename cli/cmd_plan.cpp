@@ -244,7 +244,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   if (!parse("plan", args, desc, pos, vm, "SCENARIO [--target-efficiency E] [--grid G,...] [--gbps B | --prices F --images-per-s X]"))
     return 0;
 
-  if (!json_path.empty() && json_path != "-") check_output_file(json_path, "--json");  // before the work
+  if (vm.count("json") && json_path != "-") check_output_file(json_path, "--json");  // before the work ('' refused)
   if (!(target > 0 && target <= 1))
     throw InputError("--target-efficiency", "", json_check::describe(json(target)) + " is out of range", "a number in (0, 1]");
   const std::vector<double> grid = vm.count("grid") ? parse_grid(grid_text) : default_bandwidth_grid();

@@ -42,7 +42,7 @@ int cmd_report(const std::vector<std::string>& args) {
   report::ReportInputs in = report::read_report_inputs(results);
   if (!measured.empty()) in.measured = load_measurement_files(measured, batch);
   const std::string name = in.files.empty() || !safe_name(in.files.front().name) ? "report" : in.files.front().name;
-  if (out_dir.empty()) out_dir = "reports/generated/" + name;
+  if (!vm.count("out")) out_dir = "reports/generated/" + name;  // --out '' is refused as empty
   if (title.empty()) title = "possim report: " + name;
   OutputFolder out(out_dir, vm.count("out") ? "--out" : "report folder");
 

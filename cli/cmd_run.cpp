@@ -196,7 +196,7 @@ int cmd_run(const std::vector<std::string>& args) {
   // A live run occupies the whole machine (its processes, its links): one point at a time.
   if (engine->name() == std::string("live")) jobs = 1;
   // One folder per engine: an analytic run does not overwrite a SimGrid one.
-  if (out_dir.empty()) out_dir = "results/" + s.name + "/" + engine->name();
+  if (!vm.count("out")) out_dir = "results/" + s.name + "/" + engine->name();  // --out '' is refused as empty
   if (jobs < 1 || jobs > kMaxJobs)
     throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count",
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");

@@ -50,7 +50,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     return 0;
   if (!(tolerance >= 0) || !std::isfinite(tolerance))
     throw InputError("--tolerance", "", "is not a finite number >= 0", "a fraction >= 0");
-  if (!json_out.empty()) check_output_file(json_out, "--json");  // before the work
+  if (vm.count("json")) check_output_file(json_out, "--json");  // before the work ('' is refused)
   if (live) {
     if (paths.size() != 1) throw InputError("validate --live", "", "takes one scenario", "possim validate SCENARIO --live");
     return validate_live(paths.front(), tolerance, json_out);

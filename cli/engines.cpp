@@ -20,6 +20,8 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
   if (network_solver != "star" && network_solver != "lmm")
     throw InputError("--network-solver", "", "unknown solver '" + network_solver.substr(0, 64) + "'",
                      "star (possim's, the default) or lmm (SimGrid's own, for checking)");
+  if (!coordinator.empty() && name != "live")
+    throw InputError("--coordinator", "", "only a live run has ranks to meet", "--engine live");
   if (name == "analytic") return std::make_unique<AnalyticEngine>();
   if (name == "live") {
     if (live == nullptr) throw InputError("--engine", "live is not available for this command", "simgrid or analytic");
@@ -62,8 +64,6 @@ std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations
     }
     return std::make_unique<live::LiveEngine>(o);
   }
-  if (!coordinator.empty())
-    throw InputError("--coordinator", "", "only a live run has ranks to meet", "--engine live");
   sim::SimGridOptions sim;
   sim.reuse_repeating_iterations = !all_iterations;
   sim.reduce = reduce == "off"  ? sim::SimGridOptions::Reduce::off

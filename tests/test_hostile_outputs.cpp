@@ -182,3 +182,19 @@ TEST_CASE("output to a full device is an error, not exit 0", "[cli][hostile]") {
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("an empty --out or --json is an error, not the default folder or no file", "[cli][hostile]") {
+  const fs::path dir = scratch("outputs", "empty");
+  write(dir / "s.json", small_scenario().dump());
+  write(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
+  REQUIRE(run_possim("run s.json -q --engine analytic --out r", dir, kTimeout).status == 0);
+  refused(run_possim("run s.json -q --engine analytic --out ''", dir, kTimeout), "--out: is empty");
+  refused(run_possim("report r/results.json -q --out ''", dir, kTimeout), "--out: is empty");
+  refused(run_possim("plan s.json --engine analytic --nodes 2 --json ''", dir, kTimeout), "--json: is empty");
+  refused(run_possim("validate m.csv --engine analytic --json ''", dir, kTimeout), "--json: is empty");
+  CHECK_FALSE(fs::exists(dir / "results"));
+  CHECK_FALSE(fs::exists(dir / "reports"));
+  // An option only one engine understands is an error with another, not ignored.
+  refused(run_possim("run s.json -q --engine analytic --coordinator 10.0.0.1:7000", dir, kTimeout), "--coordinator");
+  fs::remove_all(dir);
+}
