@@ -38,20 +38,12 @@ void check_output_path(const std::string& dest, const std::string& option) {
   if (fs::symlink_status(p, lec).type() == fs::file_type::symlink)
     throw InputError(option, "", "'" + dest + "' is a symlink", "a folder path (existing or new), not a link; give the folder it points to");
   // The nearest part of the path that exists must be a folder.
-  for (fs::path q = p; !q.empty(); q = q.parent_path()) {
-    std::error_code ec;
-    const fs::file_status st = fs::status(q, ec);
-    if (st.type() == fs::file_type::not_found) {
-      if (q == q.root_path()) break;
-      continue;
-    }
-    if (st.type() != fs::file_type::directory)
-      throw InputError(option, "",
-                       q == p ? "'" + dest + "' exists and is not a folder"
-                              : "'" + dest + "' is under '" + q.string() + "', which is not a folder",
-                       "a folder path (existing or new)");
-    break;
-  }
+  const fs::path q = nearest_existing(p);
+  if (!q.empty() && !fs::is_directory(q))
+    throw InputError(option, "",
+                     q == p ? "'" + dest + "' exists and is not a folder"
+                            : "'" + dest + "' is under '" + q.string() + "', which is not a folder",
+                     "a folder path (existing or new)");
 }
 
 OutputFolder::OutputFolder(const std::string& dest, const std::string& option)

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -55,6 +56,14 @@ inline Output run_possim(const std::string& args,
                          const std::filesystem::path& cwd = std::filesystem::temp_directory_path(),
                          int timeout_s = 0) {
   return run_command("'" + possim_binary() + "' " + args, cwd, timeout_s);
+}
+
+// Lines of a message: a refused input gets exactly one.
+inline int count_lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+// Writes `text` as the whole of file `p`.
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
 }
 
 // A file's bytes ("" when it cannot be read).

@@ -34,9 +34,8 @@ namespace {
 
 constexpr int kTimeout = 60;  // seconds: a hang fails the test instead of hanging it
 
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
-
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+using possim::test::count_lines;
+using possim::test::write_file;
 
 json small_scenario() {
   return json::parse(R"({"name": "h", "model": "alexnet", "batch_per_gpu": 16,
@@ -47,7 +46,7 @@ json small_scenario() {
 void refused(const Output& o, const std::string& what) {
   INFO("stderr: " << o.err.substr(0, 2000));
   CHECK(o.status == 2);
-  CHECK(lines(o.err) == 1);
+  CHECK(count_lines(o.err) == 1);
   CHECK(o.err.find(what) != std::string::npos);
   CHECK(o.err.find("json.exception") == std::string::npos);
   CHECK(o.out.empty());
@@ -55,7 +54,7 @@ void refused(const Output& o, const std::string& what) {
 
 // A results.json of an analytic run in `dir`/r, and its JSON.
 json results_file(const fs::path& dir) {
-  write(dir / "s.json", small_scenario().dump());
+  write_file(dir / "s.json", small_scenario().dump());
   const Output o = run_possim("run s.json -q --engine analytic --out r", dir, kTimeout);
   REQUIRE(o.status == 0);
   return json::parse(slurp(dir / "r" / "results.json"));
@@ -63,8 +62,8 @@ json results_file(const fs::path& dir) {
 
 // A finished sweep of two points in `dir`/sw (analytic): its points.jsonl lines.
 std::vector<json> sweep_points(const fs::path& dir) {
-  write(dir / "base.json", small_scenario().dump());
-  write(dir / "sweep.json", R"({"name": "sw", "base": "base.json", "axes": {"cluster.nodes": [2],
+  write_file(dir / "base.json", small_scenario().dump());
+  write_file(dir / "sweep.json", R"({"name": "sw", "base": "base.json", "axes": {"cluster.nodes": [2],
     "cluster.nic_gbps": [1, 10]}})");
   const Output o = run_possim("sweep sweep.json -q --engine analytic --out sw", dir, kTimeout);
   REQUIRE(o.status == 0);
@@ -78,7 +77,7 @@ std::vector<json> sweep_points(const fs::path& dir) {
 void write_points(const fs::path& dir, const std::vector<json>& records) {
   std::string text;
   for (const json& r : records) text += r.dump() + "\n";
-  write(dir / "sw" / "points.jsonl", text);
+  write_file(dir / "sw" / "points.jsonl", text);
 }
 
 }  // namespace
@@ -90,7 +89,7 @@ TEST_CASE("a results file cannot run a command through the report's gnuplot scri
   for (const std::string field : {"model", "strategy"}) {
     json evil = j;
     evil["results"][0][field] = "x\nsystem \"touch " + marker + "\"\nset title 'y";
-    write(dir / "evil.json", evil.dump());
+    write_file(dir / "evil.json", evil.dump());
     refused(run_possim("report evil.json --out rep -q", dir, kTimeout), "evil.json: results[0]." + field);
     CHECK_FALSE(fs::exists(marker));
     CHECK_FALSE(fs::exists(dir / "rep"));
@@ -98,11 +97,11 @@ TEST_CASE("a results file cannot run a command through the report's gnuplot scri
   // A sweep's name, and the layer names a figure's data holds, are checked the same way.
   json evil = j;
   evil["scenario"] = "a\rb";
-  write(dir / "evil.json", evil.dump());
+  write_file(dir / "evil.json", evil.dump());
   refused(run_possim("report evil.json --out rep -q", dir, kTimeout), "evil.json: scenario");
   evil = j;
   evil["results"][0]["layers"][0]["layer"] = "conv1\n\"; system \"touch " + marker + "\"";
-  write(dir / "evil.json", evil.dump());
+  write_file(dir / "evil.json", evil.dump());
   refused(run_possim("report evil.json --out rep -q", dir, kTimeout), "results[0].layers[0].layer");
   CHECK_FALSE(fs::exists(marker));
   fs::remove_all(dir);
@@ -161,7 +160,7 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
   for (const Case& c : cases) {
     json evil = j;
     c.edit(evil["results"][0]);
-    write(dir / "evil.json", evil.dump());
+    write_file(dir / "evil.json", evil.dump());
     INFO(c.named);
     refused(run_possim("report evil.json --out rep -q", dir, kTimeout), "evil.json: " + c.named);
     CHECK_FALSE(fs::exists(dir / "rep"));
@@ -191,7 +190,7 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
   for (const auto& [what, edit] : edges) {
     json e = j;
     for (auto& r : e["results"]) edit(r);
-    write(dir / "edge.json", e.dump());
+    write_file(dir / "edge.json", e.dump());
     INFO(what);
     const Output o = run_possim("report edge.json --out rep -q", dir, kTimeout);
     INFO(o.err);
@@ -237,11 +236,11 @@ TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named F
   const json manifest = json::parse(slurp(dir / "sw" / "sweep.json"));
   json m = manifest;
   m["axes"][0] = "cluster.frobs";
-  write(dir / "sw" / "sweep.json", m.dump());
+  write_file(dir / "sw" / "sweep.json", m.dump());
   refused(run_possim("sweep merge sw --out merged -q", dir, kTimeout), "sweep.json: axes[0]");
   m = manifest;
   m["points"][0]["values"]["cluster.nic_gbps"] = "1\n\x1b[2J";
-  write(dir / "sw" / "sweep.json", m.dump());
+  write_file(dir / "sw" / "sweep.json", m.dump());
   refused(run_possim("sweep merge sw --out merged -q", dir, kTimeout), "sweep.json: points[0].values.cluster.nic_gbps");
   CHECK_FALSE(fs::exists(dir / "merged"));
   fs::remove_all(dir);
@@ -250,13 +249,13 @@ TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named F
 TEST_CASE("plan reads its scenario through the same door as run: depth, malformed JSON, exit 2",
           "[cli][hostile]") {
   const fs::path dir = scratch("files", "plan");
-  write(dir / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  write_file(dir / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
   refused(run_possim("plan deep.json --engine analytic", dir, kTimeout), "nested deeper than 64");
-  write(dir / "broken.json", "{\"name\": \"x\",");
+  write_file(dir / "broken.json", "{\"name\": \"x\",");
   refused(run_possim("plan broken.json --engine analytic", dir, kTimeout), "broken.json: malformed JSON");
-  write(dir / "list.json", "[1, 2]");
+  write_file(dir / "list.json", "[1, 2]");
   refused(run_possim("plan list.json --engine analytic", dir, kTimeout), "list.json");
-  write(dir / "s.json", small_scenario().dump());
+  write_file(dir / "s.json", small_scenario().dump());
   for (const char* nodes : {"''", "',,,'", "'2,,4'", "0x10", "' 2'"})
     refused(run_possim(std::string("plan s.json --engine analytic --nodes ") + nodes, dir, kTimeout), "--nodes");
   for (const char* grid : {"0x10", "inf", "nan", "1e999", "10,", "''"})
@@ -268,13 +267,13 @@ TEST_CASE("plan reads its scenario through the same door as run: depth, malforme
 TEST_CASE("numbers are decimal everywhere: hex, inf and nan are not numbers in prices and CSV cells",
           "[cli][hostile]") {
   const fs::path dir = scratch("files", "numbers");
-  write(dir / "s.json", small_scenario().dump());
+  write_file(dir / "s.json", small_scenario().dump());
   const json prices = json::parse(slurp(fs::path(POSSIM_TESTS_DIR) / ".." / "prices" / "example.json"));
   for (const std::string key : {"0x10", "inf", "nan", " 10", "1e999"}) {
     json p = prices;
     p["nic"][key] = 100;
     p["switch_port"][key] = 100;
-    write(dir / "p.json", p.dump());
+    write_file(dir / "p.json", p.dump());
     INFO(key);
     refused(run_possim("plan s.json --engine analytic --nodes 2 --prices p.json --images-per-s 100", dir, kTimeout),
             "p.json: nic." + key);
@@ -282,7 +281,7 @@ TEST_CASE("numbers are decimal everywhere: hex, inf and nan are not numbers in p
   const std::string header = "model,strategy,nodes,nic_gbps,iteration_s\n";
   for (const std::string row : {"alexnet,ps,2,0x10,0.5", "alexnet,ps,2,10,inf", "alexnet,ps,0x2,10,0.5",
                                  "alexnet,ps,2,1e-300,0.5", "alexnet,ps,2,1e300,0.5", "alexnet,ps,2,10,1e300"}) {
-    write(dir / "m.csv", header + row + "\n");
+    write_file(dir / "m.csv", header + row + "\n");
     INFO(row);
     refused(run_possim("validate m.csv --engine analytic", dir, kTimeout), "m.csv:2");
     refused(run_possim("calibrate fit m.csv --profile titanx_maxwell --free tcp_goodput --out f.json", dir, kTimeout),
@@ -297,13 +296,13 @@ TEST_CASE("text that is not UTF-8 or holds control characters is refused where i
   const fs::path dir = scratch("files", "utf8");
   // A scenario file whose name is not UTF-8: refused before anything runs (results.json
   // records the name, and JSON holds only UTF-8).
-  write(dir / "s\xff.json", small_scenario().dump());
+  write_file(dir / "s\xff.json", small_scenario().dump());
   refused(run_possim("run \"$(printf 's\\377.json')\" -q --engine analytic --out r", dir, kTimeout), "not UTF-8");
   CHECK_FALSE(fs::exists(dir / "r"));
   // A CSV cell that is not UTF-8, or holds an escape sequence.
   const std::string header = "model,strategy,nodes,nic_gbps,iteration_s,source\n";
   for (const std::string& source : {std::string("lab\xff"), std::string("\x1b[2J"), std::string("a\x7f")}) {
-    write(dir / "m.csv", header + "alexnet,ps,2,10,0.5," + source + "\n");
+    write_file(dir / "m.csv", header + "alexnet,ps,2,10,0.5," + source + "\n");
     refused(run_possim("validate m.csv --engine analytic --json v.json", dir, kTimeout), "m.csv:2: source");
     CHECK_FALSE(fs::exists(dir / "v.json"));
   }
@@ -319,15 +318,15 @@ TEST_CASE("text that is not UTF-8 or holds control characters is refused where i
     {"name": "fc", "kind": "fc", "in": [8, 1, 1], "out": [8, 1, 1], "weight_params": 64, "bias_params": 8,
      "fwd_macs": 64, "fwd_flops": 128, "bwd_flops": 256, "fc_m": 8, "fc_n": 8}]})");
   net["name"] = "n\u202etxt.exe";  // a right-to-left override
-  write(dir / "net.json", net.dump());
+  write_file(dir / "net.json", net.dump());
   json s = small_scenario();
   s["model"] = "net.json";
-  write(dir / "s.json", s.dump());
+  write_file(dir / "s.json", s.dump());
   refused(run_possim("run s.json -q --engine analytic --out r", dir, kTimeout), "net.json: name");
   // A NUL inside a name is shown, not cut at.
   s = small_scenario();
   s["strategies"] = {std::string("ps\0evil", 7)};
-  write(dir / "s.json", s.dump());
+  write_file(dir / "s.json", s.dump());
   refused(run_possim("run s.json -q --engine analytic --out r", dir, kTimeout), "'ps\\x00evil'");
   fs::remove_all(dir);
 }
@@ -376,10 +375,10 @@ TEST_CASE("a layer JSON read again is parsed again only when the file changed", 
                              {"weight_params", 64}, {"bias_params", 8}, {"fwd_macs", 64.0}, {"fwd_flops", 128.0},
                              {"bwd_flops", 256.0}, {"fc_m", 8}, {"fc_n", 8}}}}};
   };
-  write(dir / "m.json", net("first").dump());
+  write_file(dir / "m.json", net("first").dump());
   CHECK(possim::load_network("m.json", dir.string()).name == "first");
   CHECK(possim::load_network("m.json", dir.string()).name == "first");
-  write(dir / "m.json", net("second, longer").dump());  // another size: another file
+  write_file(dir / "m.json", net("second, longer").dump());  // another size: another file
   CHECK(possim::load_network("m.json", dir.string()).name == "second, longer");
   fs::remove_all(dir);
 }

@@ -31,9 +31,8 @@ namespace {
 
 constexpr int kTimeout = 60;
 
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
-
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+using possim::test::count_lines;
+using possim::test::write_file;
 
 json small_scenario() {
   return json::parse(R"({"name": "h", "model": "alexnet", "batch_per_gpu": 16,
@@ -78,7 +77,7 @@ void untouched(const fs::path& dir) {
 void refused(const Output& o, const std::string& what) {
   INFO("stdout: " << o.out.substr(0, 500) << "\nstderr: " << o.err.substr(0, 2000));
   CHECK(o.status == 2);
-  CHECK(lines(o.err) == 1);
+  CHECK(count_lines(o.err) == 1);
   CHECK(o.err.find(what) != std::string::npos);
 }
 
@@ -88,8 +87,8 @@ TEST_CASE("plan, validate, fit and derive never replace or write through a devic
           "[cli][hostile]") {
   const fs::path dir = scratch("outputs", "targets");
   const std::vector<std::string> targets = hostile_targets(dir);
-  write(dir / "s.json", small_scenario().dump());
-  write(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
+  write_file(dir / "s.json", small_scenario().dump());
+  write_file(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
   for (const std::string& t : targets) {
     INFO(t);
     // Refused before the work: nothing runs (no progress, no table), nothing is written.
@@ -135,9 +134,9 @@ TEST_CASE("write_file_atomic refuses what is not a regular file and replaces wha
 
 TEST_CASE("a sweep never appends through a symlinked points.jsonl", "[cli][hostile]") {
   const fs::path dir = scratch("outputs", "points");
-  write(dir / "base.json", small_scenario().dump());
-  write(dir / "sweep.json", R"({"name": "sw", "base": "base.json", "axes": {"cluster.nodes": [2]}})");
-  write(dir / "victim", "precious\n");
+  write_file(dir / "base.json", small_scenario().dump());
+  write_file(dir / "sweep.json", R"({"name": "sw", "base": "base.json", "axes": {"cluster.nodes": [2]}})");
+  write_file(dir / "victim", "precious\n");
   fs::create_directories(dir / "sw");
   fs::create_symlink(dir / "victim", dir / "sw" / "points.jsonl");
   refused(run_possim("sweep sweep.json -q --engine analytic --out sw", dir, kTimeout), "points.jsonl: is a symlink");
@@ -152,7 +151,7 @@ TEST_CASE("a sweep never appends through a symlinked points.jsonl", "[cli][hosti
 TEST_CASE("a results folder that is a symlink, or holds a device or link where results go, is refused",
           "[cli][hostile]") {
   const fs::path dir = scratch("outputs", "folder");
-  write(dir / "s.json", small_scenario().dump());
+  write_file(dir / "s.json", small_scenario().dump());
   fs::create_directory(dir / "elsewhere");
   fs::create_directory_symlink(dir / "elsewhere", dir / "out");
   refused(run_possim("run s.json -q --engine analytic --out out", dir, kTimeout), "--out: 'out' is a symlink");
@@ -185,8 +184,8 @@ TEST_CASE("output to a full device is an error, not exit 0", "[cli][hostile]") {
 
 TEST_CASE("an empty --out or --json is an error, not the default folder or no file", "[cli][hostile]") {
   const fs::path dir = scratch("outputs", "empty");
-  write(dir / "s.json", small_scenario().dump());
-  write(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
+  write_file(dir / "s.json", small_scenario().dump());
+  write_file(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
   REQUIRE(run_possim("run s.json -q --engine analytic --out r", dir, kTimeout).status == 0);
   refused(run_possim("run s.json -q --engine analytic --out ''", dir, kTimeout), "--out: is empty");
   refused(run_possim("report r/results.json -q --out ''", dir, kTimeout), "--out: is empty");

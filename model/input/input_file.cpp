@@ -13,9 +13,9 @@
 
 namespace possim {
 
-namespace {
-
-const char* kind_of(mode_t m) {
+const char* file_kind(unsigned mode) {
+  const mode_t m = mode_t(mode);
+  if (S_ISLNK(m)) return "a symlink";
   if (S_ISDIR(m)) return "a folder";
   if (S_ISFIFO(m)) return "a FIFO";
   if (S_ISCHR(m)) return "a character device";
@@ -23,8 +23,6 @@ const char* kind_of(mode_t m) {
   if (S_ISSOCK(m)) return "a socket";
   return "not a regular file";
 }
-
-}  // namespace
 
 std::string read_input_file(const std::string& path, const std::string& what,
                             const std::string& expected, std::uint64_t max_bytes) {
@@ -36,7 +34,7 @@ std::string read_input_file(const std::string& path, const std::string& what,
   if (::stat(path.c_str(), &st) != 0)
     fail("cannot read the " + what + ": " + std::strerror(errno));
   // Checked before open: opening a FIFO for reading blocks until a writer comes.
-  if (!S_ISREG(st.st_mode)) fail("the " + what + " is " + kind_of(st.st_mode) + ", not a regular file");
+  if (!S_ISREG(st.st_mode)) fail("the " + what + " is " + file_kind(st.st_mode) + ", not a regular file");
   if (std::uint64_t(st.st_size) > max_bytes)
     fail("the " + what + " is " + std::to_string(st.st_size) + " bytes, over the " + limit + " limit");
   // O_NONBLOCK: should the path have been swapped for a FIFO since stat, open does not wait.

@@ -9,6 +9,9 @@
 
 namespace possim {
 
+// What a non-regular file is, as a message says it ("a FIFO", "a symlink", ...).
+const char* file_kind(unsigned mode);
+
 // `what` names the file in messages ("scenario file"); `expected` says what would do
 // ("an existing scenario JSON"). `max_bytes` is for files possim writes itself and reads
 // back (a sweep's finished points), which grow with the sweep.

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
 #include "model/run/child_processes.hpp"
 
 namespace possim {
@@ -18,16 +19,6 @@ namespace possim {
 namespace {
 
 namespace fs = std::filesystem;
-
-const char* kind_of(mode_t m) {
-  if (S_ISLNK(m)) return "a symlink";
-  if (S_ISDIR(m)) return "a folder";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "";
-}
 
 [[noreturn]] void fail_errno(const std::string& path, const std::string& what, int err) {
   throw std::runtime_error(path + ": " + what + ": " + std::strerror(err));
@@ -41,8 +32,8 @@ const char* kExpected = "a path for a new file, or a regular file to replace";
 
 std::string non_regular_kind(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return "";
-  return kind_of(st.st_mode);
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  return file_kind(st.st_mode);
 }
 
 void check_output_file(const std::string& path, const std::string& option) {
@@ -53,23 +44,25 @@ void check_output_file(const std::string& path, const std::string& option) {
     throw InputError(where(path, option), "", "'" + path + "' is " + kind + ", not a regular file", kExpected);
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) return;  // a regular file: replaced
-  // Absent: the nearest ancestor that exists must be a folder (symlinked folders are fine).
+  // Absent: the nearest ancestor that exists must be a folder possim may write in.
   const fs::path p = fs::absolute(fs::path(path)).lexically_normal();
-  for (fs::path q = p.parent_path(); !q.empty(); q = q.parent_path()) {
+  const fs::path q = nearest_existing(p.parent_path());
+  if (q.empty()) return;
+  if (!fs::is_directory(q))
+    throw InputError(where(path, option), "", "'" + path + "' is under '" + q.string() + "', which is not a folder",
+                     kExpected);
+  if (::access(q.c_str(), W_OK | X_OK) != 0)
+    throw InputError(where(path, option), "", "cannot write in '" + q.string() + "': " + std::strerror(errno),
+                     "a folder possim may write to");
+}
+
+std::filesystem::path nearest_existing(const std::filesystem::path& p) {
+  for (fs::path q = p; !q.empty(); q = q.parent_path()) {
     std::error_code ec;
-    const fs::file_status s = fs::status(q, ec);
-    if (s.type() == fs::file_type::not_found) {
-      if (q == q.root_path()) break;
-      continue;
-    }
-    if (s.type() != fs::file_type::directory)
-      throw InputError(where(path, option), "", "'" + path + "' is under '" + q.string() + "', which is not a folder",
-                       kExpected);
-    if (::access(q.c_str(), W_OK | X_OK) != 0)
-      throw InputError(where(path, option), "", "cannot write in '" + q.string() + "': " + std::strerror(errno),
-                       "a folder possim may write to");
-    break;
+    if (fs::status(q, ec).type() != fs::file_type::not_found) return q;
+    if (q == q.root_path()) break;
   }
+  return {};
 }
 
 int create_new_file(const std::string& path) {

@@ -4,6 +4,7 @@
 // must not swap the machine's /dev/null for a file. New files are opened with O_EXCL and
 // O_NOFOLLOW, so that nothing planted at the name (a symlink to ~/.bashrc) is followed.
 #pragma once
+#include <filesystem>
 #include <string>
 
 namespace possim {
@@ -16,6 +17,10 @@ std::string non_regular_kind(const std::string& path);
 // regular file, and its nearest existing ancestor a folder (parents made later are fine).
 // InputError naming `option` ("--json") and the path otherwise.
 void check_output_file(const std::string& path, const std::string& option);
+
+// `p` or its nearest ancestor that exists (following symlinks), or an empty path when
+// none does.
+std::filesystem::path nearest_existing(const std::filesystem::path& p);
 
 // Writes `contents` to `path` whole: into a new temporary file beside it (removed again on
 // failure or on SIGINT/SIGTERM), flushed to disk, then renamed over `path`. Makes missing
