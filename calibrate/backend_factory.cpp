@@ -49,7 +49,7 @@ std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
                              POSSIM_CUDA_BACKEND_FACTORY + ": " + (why ? why : "null symbol") +
                              " (use --backend cpu, or rebuild possim)");
   }
-  const auto make = reinterpret_cast<decltype(&possim_make_cuda_backend_v2)>(sym);
+  const auto make = reinterpret_cast<decltype(&possim_make_cuda_backend_v3)>(sym);
   return std::unique_ptr<KernelBackend>(make(precision, device));
 }
 

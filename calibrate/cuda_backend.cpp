@@ -295,6 +295,15 @@ class CudaBackend : public KernelBackend {
     return rebuild(m, n, k);
   }
 
+  KernelTime time_device_copy(double bytes_d, const TimingPolicy& p) override {
+    CK(cudaSetDevice(device_));
+    const std::size_t bytes = std::size_t(std::max(1.0, bytes_d));
+    const DevBuf src = upload(i64(bytes / esize()) + 1, 7), dst(bytes);
+    return time_gpu("device_copy", "cudaMemcpyAsync device to device", p, [&] {
+      CK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream_));
+    });
+  }
+
   std::vector<CopyPoint> time_copies(const std::vector<double>& sizes,
                                      const TimingPolicy& p) override {
     CK(cudaSetDevice(device_));
@@ -815,7 +824,7 @@ void GpuLayer::run(const std::vector<Kernel>& kernels) {
 
 }  // namespace possim::calibrate
 
-extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v2(
+extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v3(
     possim::calibrate::Precision precision, int device) {
   return new possim::calibrate::CudaBackend(precision, device);
 }

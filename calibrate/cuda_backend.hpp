@@ -14,8 +14,9 @@
 // BackendUnavailable("no CUDA device: use --backend cpu ...") without a device (or without
 // device index `device`), InputError for a precision the device cannot do,
 // std::runtime_error when CUDA fails.
-#define POSSIM_CUDA_BACKEND_FACTORY "possim_make_cuda_backend_v2"
-extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v2(
+// v3: KernelBackend gained time_device_copy (a v2 plugin's vtable lacks it).
+#define POSSIM_CUDA_BACKEND_FACTORY "possim_make_cuda_backend_v3"
+extern "C" possim::calibrate::KernelBackend* possim_make_cuda_backend_v3(
     possim::calibrate::Precision precision, int device);
 
 // CUDA devices the plugin sees (0 without a driver or a device), by this name with dlsym.

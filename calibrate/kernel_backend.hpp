@@ -91,6 +91,9 @@ class KernelBackend {
   // Host<->device copies of each size, pinned and pageable, both directions.
   virtual std::vector<CopyPoint> time_copies(const std::vector<double>& sizes_bytes,
                                              const TimingPolicy& p) = 0;
+  // One copy of `bytes` within the device's own memory (the roofline's memory ceiling:
+  // `bytes` read and `bytes` written): cudaMemcpy device to device, or memcpy on the CPU.
+  virtual KernelTime time_device_copy(double bytes, const TimingPolicy& p) = 0;
   // True when time_copies measures a real bus (PCIe); false for host memcpy stand-ins.
   virtual bool copies_cross_a_bus() const = 0;
 };

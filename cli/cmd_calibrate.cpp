@@ -51,6 +51,8 @@ const char* kCalibrateUsage =
     "(cuDNN/cuBLAS)\n"
     "  exchange  a live PS/SFB exchange between processes over TCP (loopback, network namespaces\n"
     "            shaped with tc, or mpirun across nodes); fits bandwidth and per-message cost\n"
+    "  roofline  the device's measured ceilings: a long square GEMM per precision (fp32, tf32,\n"
+    "            bf16) and a large device-to-device copy\n"
     "  fit       fit a profile's physics and its software stacks' parameters to measured\n"
     "            iteration times, images/s or speedups by least squares, with the engine that\n"
     "            predicts (SimGrid by default)\n"
@@ -311,7 +313,7 @@ int cmd_calibrate(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kCalibrateUsage;
     if (!args.empty()) return 0;
-    std::cerr << "possim: possim calibrate: no subcommand given (expected kernels, exchange or fit)\n";
+    std::cerr << "possim: possim calibrate: no subcommand given (expected kernels, exchange, roofline or fit)\n";
     return 2;
   }
   const std::string sub = args[0];
@@ -319,8 +321,9 @@ int cmd_calibrate(const std::vector<std::string>& args) {
   if (sub == "kernels") return cmd_kernels(rest);
   if (sub == "exchange") return cmd_exchange(rest);
   if (sub == "fit") return cmd_calibrate_fit(rest);
+  if (sub == "roofline") return cmd_calibrate_roofline(rest);
   throw InputError("possim calibrate", "command line", "unknown subcommand '" + sub + "'",
-                   "kernels, exchange or fit");
+                   "kernels, exchange, roofline or fit");
 }
 
 }  // namespace possim::cli

@@ -15,6 +15,7 @@ int cmd_explain(const std::vector<std::string>& args);
 int cmd_models(const std::vector<std::string>& args);
 int cmd_calibrate(const std::vector<std::string>& args);
 int cmd_calibrate_fit(const std::vector<std::string>& args);
+int cmd_calibrate_roofline(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
 int cmd_profile(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);

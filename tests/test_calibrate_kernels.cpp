@@ -505,3 +505,34 @@ TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "
   CHECK(help.out.find("--backend") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("calibrate roofline: a square GEMM's FLOPs over its median, a copy's bytes read and written",
+          "[calibrate]") {
+  const fs::path dir = test::scratch("calibrate", "roofline");
+  const test::Output o =
+      test::run_possim("calibrate roofline --gemm 128 --copy-mib 2 --repeats 3 --warmup 1 --out r.json", dir, 120);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(o.out.find("GEMM fp32") != std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir / "r.json"));
+  CHECK(j["format"] == "possim-roofline-1");
+  REQUIRE(j["gemm"].size() == 1);
+  const auto& g = j["gemm"][0];
+  CHECK(g["precision"] == "fp32");
+  CHECK(g["flops"].get<double>() == 2.0 * 128 * 128 * 128);
+  CHECK(g["median_s"].get<double>() > 0);
+  CHECK(g["flops_per_s"].get<double>() == Approx(g["flops"].get<double>() / g["median_s"].get<double>()));
+  const auto& c = j["device_copy"];
+  CHECK(c["bytes"].get<double>() == 2.0 * 1048576);
+  CHECK(c["bytes_per_s_read_plus_write"].get<double>() ==
+        Approx(2 * c["bytes"].get<double>() / c["median_s"].get<double>()));
+  // The CPU does fp32 only; the GPU without a device says so (exit 1, one line).
+  CHECK(test::run_possim("calibrate roofline --precisions bf16", dir, 60).status == 2);
+  CHECK(test::run_possim("calibrate roofline --precisions fp32,,bf16", dir, 60).status == 2);
+  if (gpu_device_count() == 0) {
+    const test::Output gpu = test::run_possim("calibrate roofline --backend gpu", dir, 60);
+    CHECK(gpu.status == 1);
+    CHECK((gpu.err.find("no CUDA device") != std::string::npos || gpu.err.find("GPU backend not built") != std::string::npos));
+  }
+  fs::remove_all(dir);
+}
