@@ -84,9 +84,9 @@ KernelStream::~KernelStream() {
 }
 
 void KernelStream::submit(const Task& task, double per_iteration_s, double slowdown, Done done) {
-  const bool fwd = task.label == "forward", rebuild = task.label == "rebuild";
-  const Pass pass = rebuild ? Pass::rebuild : !task.pass ? Pass::none : fwd ? Pass::forward : Pass::backward;
-  const double extra_s = rebuild ? 0.0 : !task.pass ? task.duration_s : (fwd && task.layer == 0 ? per_iteration_s : 0.0);
+  const bool fwd = task.step == Step::forward, rebuild = task.step == Step::rebuild;
+  const Pass pass = rebuild ? Pass::rebuild : !task.pass() ? Pass::none : fwd ? Pass::forward : Pass::backward;
+  const double extra_s = rebuild ? 0.0 : !task.pass() ? task.duration_s : (fwd && task.layer == 0 ? per_iteration_s : 0.0);
   {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(Job{task.layer, pass, extra_s, slowdown, std::move(done)});
@@ -102,7 +102,7 @@ std::vector<std::unique_ptr<KernelStream>> make_kernel_streams(const SyncPlan& p
   // (model/strategies/plan_builder.cpp, sfb_sync).
   std::vector<KernelStream::Rebuild> rebuilds;
   for (const Task& t : plan.tasks)
-    if (t.resource == Resource::gpu && t.label == "rebuild") {
+    if (t.step == Step::rebuild) {
       const Layer& l = s.net->layers.at(std::size_t(t.layer));
       rebuilds.push_back({t.layer, l.fc_m, l.fc_n, std::int64_t(plan.batch_per_gpu) * gpus * (plan.workers - 1)});
     }

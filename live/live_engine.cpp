@@ -219,7 +219,7 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
       TimelineEvent e;
       e.track = track_of(plan, in);
       e.name = task.label + (task.layer >= 0 ? " " + plan.layers[std::size_t(task.layer)].name : "");
-      e.category = to_string(task.resource);
+      e.category = to_string(task.step);
       e.start_s = start[i];
       e.duration_s = std::max(0.0, end[i] - start[i]);
       e.iteration = in.t;

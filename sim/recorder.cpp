@@ -64,7 +64,7 @@ void Recorder::task(const Instance& in, const std::string& track, double start, 
   TimelineEvent e;
   e.track = worker ? "worker " + std::to_string(in.who) + " " + track : track;
   e.name = task.label + (layer.empty() ? "" : " " + layer);
-  e.category = task.label;
+  e.category = to_string(task.step);
   e.start_s = start;
   e.duration_s = end - start;
   e.iteration = in.t;
@@ -81,7 +81,7 @@ void Recorder::flow(const Instance& in, int src_node, int dst_node, double start
   for (const auto& [node, dir] : {std::pair<int, const char*>{src_node, " NIC tx"},
                                   std::pair<int, const char*>{dst_node, " NIC rx"}})
     if (node >= plan_.workers || traced_.contains(node))
-      timeline_.push_back(TimelineEvent{"node " + std::to_string(node) + dir, name, task.label, start,
+      timeline_.push_back(TimelineEvent{"node " + std::to_string(node) + dir, name, to_string(task.step), start,
                                         end - start, in.t, task.layer, -1});
 }
 

@@ -164,7 +164,7 @@ TEST_CASE("a stack that syncs after the whole backward pass delays every 1-bit q
     const SyncPlan plan = make_plan("onebit", request(net, prof, 4));
     std::vector<int> on_layers;  // the layer of the backward task each quantize waits for
     for (const Task& t : plan.tasks)
-      if (t.label == "quantize") on_layers.push_back(plan.tasks[t.deps.at(0).task].layer);
+      if (t.step == Step::quantize) on_layers.push_back(plan.tasks[t.deps.at(0).task].layer);
     return on_layers;
   };
   for (int l : quantize_deps(p.with_stack("late"))) CHECK(l == 0);  // b_0 is the last backward

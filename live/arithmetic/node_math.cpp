@@ -40,7 +40,6 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   workers_ = plan.workers;
   worker_ = node < plan.workers;
   batch_ = plan.batch_per_gpu * std::max(1, plan.cluster.gpus_per_node);
-  onebit_ = plan.strategy == "onebit";
   for (const auto& row : plan.stragglers.dropped)
     for (char d : row)
       if (d) refuse("stragglers are dropped from steps, which changes the arithmetic of SGD");
@@ -64,8 +63,9 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   }
   push_tensor_.assign(plan.layers.size(), -1);
   for (const Task& t : plan.tasks) {
-    if (t.resource == Resource::gpu && !t.pass && t.label != "quantize" && t.label != "rebuild")
-      refuse("GPU step '" + t.label + "' has no arithmetic here");
+    if (t.resource == Resource::gpu && !t.pass() && t.step != Step::quantize && t.step != Step::rebuild)
+      refuse(std::string("GPU step '") + to_string(t.step) + "' has no arithmetic here");
+    if (t.carries == possim::Payload::quantized) onebit_ = true;  // 1-bit values through the shards
     if (t.resource == Resource::network && t.pattern == FlowPattern::collective && t.collective != CollectiveKind::ring)
       refuse("only the ring all-reduce has arithmetic here");
     if (t.resource == Resource::network && t.pattern == FlowPattern::to_shards) push_tensor_[std::size_t(t.layer)] = t.tensor;
@@ -91,7 +91,7 @@ void NodeMath::gpu_done(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
   const int l = task.layer;
   const std::vector<float>& w = w_[std::size_t(l)];
-  if (task.pass && task.label == "forward") {
+  if (task.step == Step::forward) {
     if (l == 0)
       net_->begin(make_batch(s_.seed, (std::int64_t(in.t) * workers_ + in.who) * batch_, batch_, net_->features(),
                              net_->classes()));
@@ -100,9 +100,9 @@ void NodeMath::gpu_done(const Instance& in) {
       if (loss_.size() <= std::size_t(in.t)) loss_.resize(std::size_t(in.t) + 1, 0);
       loss_[std::size_t(in.t)] = net_->loss();
     }
-  } else if (task.pass) {
+  } else if (task.step == Step::backward) {
     net_->backward(l, w);
-  } else if (task.label == "quantize") {
+  } else if (task.step == Step::quantize) {
     const int tensor = push_tensor_[std::size_t(l)];
     const std::vector<float>& g = net_->gradient(l);
     for (std::size_t k = 0; k < ranges(tensor).size(); ++k) {
@@ -110,7 +110,7 @@ void NodeMath::gpu_done(const Instance& in) {
       code_[{tensor, int(k)}] = std::make_shared<std::vector<unsigned char>>(
           quantize(g.data() + r.offset, residual_[std::size_t(l)].data() + r.offset, r.count, r.offset, column(l)));
     }
-  } else if (task.label == "rebuild") {
+  } else if (task.step == Step::rebuild) {
     rebuild_due_[{in.t, l}] = true;
     try_sfb_update(in.t, l);
   }
@@ -150,7 +150,7 @@ Payload NodeMath::flow_out(const Instance& in, int part) {
     }
     default: break;
   }
-  throw std::logic_error("live arithmetic: no values for a " + task.label + " flow");
+  throw std::logic_error(std::string("live arithmetic: no values for a ") + to_string(task.step) + " flow");
 }
 
 void NodeMath::flow_in(const Instance& in, int part, const Payload& p) {
@@ -192,7 +192,7 @@ void NodeMath::flow_in(const Instance& in, int part, const Payload& p) {
     }
     default: break;
   }
-  throw std::logic_error("live arithmetic: a " + task.label + " flow has no values");
+  throw std::logic_error(std::string("live arithmetic: a ") + to_string(task.step) + " flow has no values");
 }
 
 void NodeMath::apply(const Instance& slice) {

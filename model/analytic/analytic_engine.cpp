@@ -225,7 +225,7 @@ void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, in
         // The representative is worker 0; the server's tracks belong to no worker.
         const int worker = r == server_cpu || r == server_tx || r == server_rx ? -1 : 0;
         res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.label + " " + layer,
-                                             task.label, s.start[s.id(t, i)], dur, t, task.layer, worker});
+                                             to_string(task.step), s.start[s.id(t, i)], dur, t, task.layer, worker});
       }
     }
 }

@@ -21,6 +21,29 @@ const char* to_string(Resource r) {
   return "?";
 }
 
+Resource resource_of(Step s) {
+  switch (s) {
+    case Step::forward:
+    case Step::backward:
+    case Step::rebuild:
+    case Step::quantize: return Resource::gpu;
+    case Step::copy_d2h: return Resource::pcie_d2h;
+    case Step::copy_h2d: return Resource::pcie_h2d;
+    case Step::gather:
+    case Step::scatter:
+    case Step::reduce_scatter:
+    case Step::all_gather: return Resource::intra_node;
+    case Step::push:
+    case Step::pull:
+    case Step::broadcast:
+    case Step::allreduce: return Resource::network;
+    case Step::apply: return Resource::server_cpu;
+    case Step::factors_in:
+    case Step::barrier: return Resource::none;
+  }
+  return Resource::none;
+}
+
 const char* to_string(CollectiveKind k) {
   switch (k) {
     case CollectiveKind::ring: return "ring";
@@ -94,6 +117,11 @@ void validate(const SyncPlan& plan) {
     if ((t.resource == Resource::network) != (t.pattern != FlowPattern::none))
       fail(i, "network tasks, and only they, have a flow pattern");
     if (t.layer >= int(plan.layers.size())) fail(i, "layer index invalid");
+    if (t.resource != resource_of(t.step))
+      fail(i, std::string("step ") + to_string(t.step) + " does not run on " + to_string(t.resource));
+    const bool moves = t.resource == Resource::pcie_d2h || t.resource == Resource::pcie_h2d ||
+                       t.resource == Resource::intra_node || t.resource == Resource::network;
+    if (moves != (t.carries != Payload::none)) fail(i, "copies and flows, and only they, carry a payload");
   }
   for (const Tensor& tensor : plan.tensors)
     for (const Slice& s : tensor.slices)

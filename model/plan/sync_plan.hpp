@@ -32,6 +32,7 @@
 
 #include "model/plan/cluster.hpp"
 #include "model/plan/consistency.hpp"
+#include "model/plan/step.hpp"
 #include "model/plan/stragglers.hpp"
 
 namespace possim {
@@ -48,6 +49,8 @@ enum class Resource : std::uint8_t {
   none,        // occupies nothing (a barrier)
 };
 const char* to_string(Resource r);
+// The resource a step runs on (a plan's validate() holds every task to it).
+Resource resource_of(Step s);
 
 // Who runs an instance: every worker, every slice of the task's tensor on its shard, or
 // the cluster once (a barrier: done when its deps are done on every worker).
@@ -82,8 +85,10 @@ struct Task {
   Resource resource = Resource::gpu;
   Scope scope = Scope::worker;
   GpuSet gpus = GpuSet::leader;
-  std::string label;      // the step, for traces and tables: "backward", "push", "rebuild"
-  bool pass = false;      // the layer's own forward or backward pass (not part of its sync)
+  Step step = Step::forward;       // what the task is (model/plan/step.hpp)
+  Payload carries = Payload::none; // copies, intra-node and network tasks: what they move
+  DType dtype = DType::fp32;       // and its element type
+  std::string label;      // for traces and tables only ("backward", "push"): nothing branches on it
   int layer = -1;         // index into the network's layers, -1 if none
   double duration_s = 0;  // gpu: its time; server_cpu: a fixed part added to the rate part
   double bytes = 0;       // copies, intra-node, to_peers and collective flows
@@ -93,6 +98,9 @@ struct Task {
   int tensor = -1;        // index into SyncPlan::tensors (to/from shards, server_cpu)
   double scale = 1.0;     // bytes on the wire per byte of tensor (1-bit: ~1/32)
   std::vector<Dep> deps;
+
+  // The layer's own forward or backward pass (not part of its synchronization).
+  bool pass() const { return is_pass(step); }
 };
 
 // One slice of a tensor on one shard: what hashing its KV pairs put there.

@@ -1,6 +1,7 @@
 #include "model/run/breakdown.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "model/plan/sync_plan.hpp"
@@ -31,22 +32,32 @@ const char* share_meaning(TimeShare s) {
   return names[std::size_t(s)];
 }
 
-TimeShare share_of(const Task& t) {
-  switch (t.resource) {
-    case Resource::gpu:
-      if (t.pass) return TimeShare::compute;
-      if (t.label == "rebuild") return TimeShare::sf_rebuild;
-      if (t.label == "quantize") return TimeShare::quantization;
-      throw std::logic_error("time breakdown: GPU step '" + t.label + "' has no share (model/run/breakdown.cpp)");
-    case Resource::pcie_d2h:
-    case Resource::pcie_h2d:
-    case Resource::intra_node: return TimeShare::pcie;
-    case Resource::network: return TimeShare::network;
-    case Resource::server_cpu: return TimeShare::server_apply;
-    case Resource::none: return TimeShare::barrier_wait;  // waiting for every worker, then its round
-  }
-  return TimeShare::compute;
-}
+namespace {
+
+// Each step's share, in Step order (model/plan/step.hpp): a new step has one by construction.
+constexpr std::array<TimeShare, kSteps> kShareOf = {
+    TimeShare::compute,       // forward
+    TimeShare::compute,       // backward
+    TimeShare::sf_rebuild,    // rebuild
+    TimeShare::quantization,  // quantize
+    TimeShare::pcie,          // copy_d2h (its host-work part is split off where exposed)
+    TimeShare::pcie,          // copy_h2d
+    TimeShare::pcie,          // gather
+    TimeShare::pcie,          // scatter
+    TimeShare::pcie,          // reduce_scatter
+    TimeShare::pcie,          // all_gather
+    TimeShare::network,       // push
+    TimeShare::network,       // pull
+    TimeShare::network,       // broadcast
+    TimeShare::network,       // allreduce
+    TimeShare::server_apply,  // apply
+    TimeShare::barrier_wait,  // factors_in: waiting for every peer
+    TimeShare::barrier_wait,  // barrier: waiting for every worker, then its round
+};
+
+}  // namespace
+
+TimeShare share_of(const Task& t) { return kShareOf[std::size_t(t.step)]; }
 
 double Breakdown::total() const {
   double sum = 0;

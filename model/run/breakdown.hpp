@@ -46,9 +46,8 @@ const char* column_name(TimeShare s);   // "compute_s", "exposed_network_s", ...
 const char* short_name(TimeShare s);    // "compute", "net", ...
 const char* share_meaning(TimeShare s); // "GPU forward and backward passes", ...
 
-// The share a task's time counts as. GPU kernels by their step (forward and backward
-// passes, "rebuild", "quantize"); throws std::logic_error for a GPU step it does not
-// know, so that a new kind of kernel cannot be counted silently as compute.
+// The share a task's time counts as: a table keyed by its step (forward and backward
+// passes: compute; rebuild, quantize; copies; flows; apply; barriers), one entry per step.
 TimeShare share_of(const Task& t);
 
 struct Breakdown {

@@ -54,7 +54,7 @@ void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
   std::vector<std::vector<std::size_t>> sync_tasks(plan.layers.size());
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const Task& t = plan.tasks[i];
-    if (t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() && !t.pass) sync_tasks[std::size_t(t.layer)].push_back(i);
+    if (t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() && !t.pass()) sync_tasks[std::size_t(t.layer)].push_back(i);
   }
   for (LayerResult& row : r.layers)
     for (const std::size_t i : sync_tasks.at(std::size_t(row.layer))) {

@@ -72,8 +72,7 @@ void PlanBuilder::add_compute(const Deps& first_forward_deps) {
   forward_.assign(std::size_t(n), 0);
   backward_.assign(std::size_t(n), 0);
   for (int l = 0; l < n; ++l) {
-    Task t = gpu_task("forward", l, 0, GpuSet::all);
-    t.pass = true;
+    Task t = gpu_task(Step::forward, l, 0, GpuSet::all);
     t.duration_s = times_[std::size_t(l)].forward_s + (l == 0 ? plan_.per_iteration_s : 0.0);
     if (l == 0) {
       t.deps = first_forward_deps;
@@ -83,8 +82,7 @@ void PlanBuilder::add_compute(const Deps& first_forward_deps) {
     forward_[std::size_t(l)] = add(t);
   }
   for (int l = n - 1; l >= 0; --l) {
-    Task t = gpu_task("backward", l, 0, GpuSet::all);
-    t.pass = true;
+    Task t = gpu_task(Step::backward, l, 0, GpuSet::all);
     t.duration_s = times_[std::size_t(l)].backward_s;
     t.deps.push_back(now(l == n - 1 ? forward_.back() : backward_[std::size_t(l + 1)]));
     backward_[std::size_t(l)] = add(t);
@@ -145,21 +143,25 @@ int PlanBuilder::tensor_on_shard(int layer, double bytes, int shard) {
   return int(plan_.tensors.size() - 1);
 }
 
-Task PlanBuilder::gpu_task(const char* label, int layer, double seconds, GpuSet gpus) {
+Task PlanBuilder::gpu_task(Step step, int layer, double seconds, GpuSet gpus) {
   Task t;
   t.resource = Resource::gpu;
   t.gpus = gpus;
-  t.label = label;
+  t.step = step;
+  t.label = to_string(step);
   t.layer = layer;
   t.duration_s = seconds;
   return t;
 }
 
-TaskId PlanBuilder::transfer(Resource resource, const char* label, int layer, double bytes,
-                             const Deps& deps) {
+TaskId PlanBuilder::transfer(Resource resource, Step step, int layer, double bytes, Payload carries,
+                             const Deps& deps, DType dtype) {
   Task t;
   t.resource = resource;
-  t.label = label;
+  t.step = step;
+  t.carries = carries;
+  t.dtype = dtype;
+  t.label = to_string(step);
   t.layer = layer;
   t.bytes = bytes;
   t.deps = deps;
@@ -168,41 +170,42 @@ TaskId PlanBuilder::transfer(Resource resource, const char* label, int layer, do
 
 // Several GPUs per node: gradients are gathered on the leader GPU first, and fresh
 // parameters are copied back out to the others afterwards.
-TaskId PlanBuilder::intra_node(const char* label, int layer, double bytes, const Deps& deps) {
+TaskId PlanBuilder::intra_node(Step step, int layer, double bytes, Payload carries, const Deps& deps) {
   const int others = req_.cluster.gpus_per_node - 1;
   if (others <= 0) return deps.empty() ? TaskId(-1) : deps.back().task;
-  return transfer(Resource::intra_node, label, layer, bytes * others, deps);
+  return transfer(Resource::intra_node, step, layer, bytes * others, carries, deps);
 }
 
-TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, double wire_scale) {
+TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, const Wire& wire) {
   const double bytes = param_bytes(layer);
   Deps d = after;
-  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node("gather", layer, bytes, d))};
-  const TaskId d2h = transfer(Resource::pcie_d2h, "copy_d2h", layer, bytes * wire_scale, d);
-  Task push = network_task("push", layer, FlowPattern::to_shards);
+  if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(Step::gather, layer, bytes, Payload::gradient, d))};
+  const TaskId d2h = transfer(Resource::pcie_d2h, Step::copy_d2h, layer, bytes * wire.scale, wire.push, d, wire.dtype);
+  Task push = network_task(Step::push, layer, FlowPattern::to_shards, wire.push, wire.dtype);
   push.tensor = tensor;
-  push.scale = wire_scale;
+  push.scale = wire.scale;
   push.deps = {now(d2h)};
   const TaskId p = add(push);
   return add(apply_task(layer, tensor, {now(p)}));
 }
 
-PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps& after,
-                                                double wire_scale) {
+PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps& after, const Wire& wire) {
   const double bytes = param_bytes(layer);
-  Task pull = network_task("pull", layer, FlowPattern::from_shards);
+  Task pull = network_task(Step::pull, layer, FlowPattern::from_shards, wire.pull, wire.dtype);
   pull.tensor = tensor;
-  pull.scale = wire_scale;
+  pull.scale = wire.scale;
   pull.deps = after;
   const TaskId p = add(pull);
-  TaskId last = transfer(Resource::pcie_h2d, "copy_h2d", layer, bytes * wire_scale, {now(p)});
-  if (req_.cluster.gpus_per_node > 1) last = intra_node("scatter", layer, bytes, {now(last)});
+  TaskId last =
+      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, bytes * wire.scale, wire.pull, {now(p)}, wire.dtype);
+  if (req_.cluster.gpus_per_node > 1)
+    last = intra_node(Step::scatter, layer, bytes, Payload::parameters, {now(last)});
   return {p, last};
 }
 
-TaskId PlanBuilder::ps_sync(int layer, int tensor, const Deps& after, double wire_scale) {
-  const TaskId apply = ps_push_half(layer, tensor, after, wire_scale);
-  return ps_pull_half(layer, tensor, {now(apply)}, wire_scale).done;
+TaskId PlanBuilder::ps_sync(int layer, int tensor, const Deps& after, const Wire& wire) {
+  const TaskId apply = ps_push_half(layer, tensor, after, wire);
+  return ps_pull_half(layer, tensor, {now(apply)}, wire).done;
 }
 
 std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& after) {
@@ -212,16 +215,16 @@ std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& af
   if (req_.cluster.gpus_per_node > 1) {
     // Each GPU's factors (its own batch) go to the leader.
     const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
-    d = {now(intra_node("gather", layer, per_gpu, d))};
+    d = {now(intra_node(Step::gather, layer, per_gpu, Payload::factors, d))};
   }
-  return {factor_bytes, transfer(Resource::pcie_d2h, "copy_d2h", layer, factor_bytes, d)};
+  return {factor_bytes, transfer(Resource::pcie_d2h, Step::copy_d2h, layer, factor_bytes, Payload::factors, d)};
 }
 
 TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
   const double k = node_batch();
   const auto [factor_bytes, d2h] = factors_to_host(layer, after);
-  Task bcast = network_task("broadcast", layer, FlowPattern::to_peers);
+  Task bcast = network_task(Step::broadcast, layer, FlowPattern::to_peers, Payload::factors);
   bcast.bytes = factor_bytes;
   bcast.deps = {now(d2h)};
   const TaskId b = add(bcast);
@@ -230,25 +233,27 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   Task in;
   in.resource = Resource::none;
   in.scope = Scope::cluster;
-  in.label = "factors_in";
+  in.step = Step::factors_in;
+  in.label = to_string(in.step);
   in.layer = layer;
   in.deps = {now(b)};
   const TaskId all = add(in);
-  const TaskId h2d = transfer(Resource::pcie_h2d, "copy_h2d", layer, factor_bytes * (workers() - 1), {now(all)});
+  const TaskId h2d =
+      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1), Payload::factors, {now(all)});
   // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
-  Task rebuild = gpu_task("rebuild", layer,
+  Task rebuild = gpu_task(Step::rebuild, layer,
                           2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
                               req_.profile->rebuild_flops_per_s);
   rebuild.deps = {now(h2d)};
   TaskId last = add(rebuild);
   if (req_.cluster.gpus_per_node > 1)
-    last = intra_node("scatter", layer, param_bytes(layer), {now(last)});
+    last = intra_node(Step::scatter, layer, param_bytes(layer), Payload::parameters, {now(last)});
   return last;
 }
 
 TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   const auto [factor_bytes, d2h] = factors_to_host(layer, after);
-  Task push = network_task("push", layer, FlowPattern::to_shards);
+  Task push = network_task(Step::push, layer, FlowPattern::to_shards, Payload::factors);
   push.tensor = tensor_on_shard(layer, factor_bytes, owner_shard);
   push.deps = {now(d2h)};
   const TaskId p = add(push);
@@ -268,14 +273,16 @@ TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after, const AllReduce
   const bool ring_inside = how.inside == AllReduceHow::Inside::ring;
   const double inside_bytes = ring_inside ? bytes / gpus : bytes;  // per other GPU (intra_node)
   Deps d = after;
-  if (gpus > 1) d = {now(intra_node(ring_inside ? "reduce_scatter" : "gather", layer, inside_bytes, d))};
-  Task across = network_task(how.label, layer, FlowPattern::collective);
+  if (gpus > 1)
+    d = {now(intra_node(ring_inside ? Step::reduce_scatter : Step::gather, layer, inside_bytes, Payload::gradient, d))};
+  Task across = network_task(Step::allreduce, layer, FlowPattern::collective, Payload::gradient);
   across.collective = how.kind;
   across.chunks = how.chunks(bytes);
   across.bytes = bytes;
   across.deps = d;
   TaskId last = add(across);
-  if (gpus > 1) last = intra_node(ring_inside ? "all_gather" : "scatter", layer, inside_bytes, {now(last)});
+  if (gpus > 1)
+    last = intra_node(ring_inside ? Step::all_gather : Step::scatter, layer, inside_bytes, Payload::gradient, {now(last)});
   return last;
 }
 
@@ -283,7 +290,8 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
   Task t;
   t.resource = Resource::none;
   t.scope = Scope::cluster;
-  t.label = "barrier";
+  t.step = Step::barrier;
+  t.label = to_string(t.step);
   t.deps = deps;
   t.duration_s = req_.profile->step_sync_s;  // the stack's round, if any
   return add(t);
@@ -324,10 +332,13 @@ LayerDecision PlanBuilder::costs(int layer, const std::string& scheme, const std
   return d;
 }
 
-Task PlanBuilder::network_task(const char* label, int layer, FlowPattern pattern) {
+Task PlanBuilder::network_task(Step step, int layer, FlowPattern pattern, Payload carries, DType dtype) {
   Task t;
   t.resource = Resource::network;
-  t.label = label;
+  t.step = step;
+  t.carries = carries;
+  t.dtype = dtype;
+  t.label = to_string(step);
   t.layer = layer;
   t.pattern = pattern;
   return t;
@@ -338,7 +349,8 @@ Task PlanBuilder::apply_task(int layer, int tensor, const Deps& deps) const {
   Task t;
   t.resource = Resource::server_cpu;
   t.scope = Scope::shard;
-  t.label = "apply";
+  t.step = Step::apply;
+  t.label = to_string(t.step);
   t.layer = layer;
   t.tensor = tensor;
   t.duration_s = req_.profile->server_per_peer_s * workers();

@@ -21,9 +21,18 @@ struct AllReduceHow {
   enum class Inside { gather, ring };
   CollectiveKind kind = CollectiveKind::ring;
   Inside inside = Inside::gather;
-  const char* label = "allreduce";
   // Pipeline chunks for a tensor of `bytes` (1: not pipelined).
   std::function<int(double bytes)> chunks = [](double) { return 1; };
+};
+
+// How a PS exchange puts a layer on the wire: fp32 gradients up and parameters down, or
+// (1-bit SGD) quantized values both ways at `scale` bytes per fp32 byte.
+struct Wire {
+  double scale = 1.0;
+  DType dtype = DType::fp32;
+  Payload push = Payload::gradient;
+  Payload pull = Payload::parameters;
+  static Wire quantized(double scale) { return {scale, DType::bit1, Payload::quantized, Payload::quantized}; }
 };
 
 class PlanBuilder {
@@ -59,19 +68,19 @@ class PlanBuilder {
 
   // Schemes. Each returns the task after which the layer's fresh parameters are on
   // the GPU; `after` is what the sync waits for (its gradient being ready).
-  TaskId ps_sync(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
+  TaskId ps_sync(int layer, int tensor, const Deps& after, const Wire& wire = {});
   TaskId sfb_sync(int layer, const Deps& after);
   TaskId adam_sync(int layer, int owner_shard, const Deps& after);
   // An all-reduce of the layer's gradient: `how` picks the collective across nodes and
   // what happens inside a node of several GPUs.
   TaskId allreduce_sync(int layer, const Deps& after, const AllReduceHow& how = AllReduceHow{});
   // PS halves, for strategies that split them in time (TF stock fetches at iteration start).
-  TaskId ps_push_half(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
+  TaskId ps_push_half(int layer, int tensor, const Deps& after, const Wire& wire = {});
   struct PullIds {
     TaskId pull;  // the network task
     TaskId done;  // fresh parameters on every GPU of the node
   };
-  PullIds ps_pull_half(int layer, int tensor, const Deps& after, double wire_scale = 1.0);
+  PullIds ps_pull_half(int layer, int tensor, const Deps& after, const Wire& wire = {});
   // Add a dependency to a task already written (for deps on tasks written later, lag >= 1).
   void add_dep(TaskId task, Dep d) { plan_.tasks.at(task).deps.push_back(d); }
 
@@ -89,15 +98,16 @@ class PlanBuilder {
 
   SyncPlan finish();
 
-  // Task makers: one per resource a strategy step occupies.
-  static Task gpu_task(const char* label, int layer, double seconds, GpuSet gpus = GpuSet::leader);
-  static Task network_task(const char* label, int layer, FlowPattern pattern);
+  // Task makers: one per resource a strategy step occupies. The label is the step's name.
+  static Task gpu_task(Step step, int layer, double seconds, GpuSet gpus = GpuSet::leader);
+  static Task network_task(Step step, int layer, FlowPattern pattern, Payload carries, DType dtype = DType::fp32);
   // A shard's apply of every worker's update of each slice of `tensor`.
   Task apply_task(int layer, int tensor, const Deps& deps) const;
-  TaskId transfer(Resource resource, const char* label, int layer, double bytes, const Deps& deps);
+  TaskId transfer(Resource resource, Step step, int layer, double bytes, Payload carries, const Deps& deps,
+                  DType dtype = DType::fp32);
   // Several GPUs per node: `bytes` from (or to) each of the leader's peers over the
   // intra-node path; returns the last of `deps` on one GPU.
-  TaskId intra_node(const char* label, int layer, double bytes, const Deps& deps);
+  TaskId intra_node(Step step, int layer, double bytes, Payload carries, const Deps& deps);
 
  private:
   // A node's sufficient factors of an FC layer (K x (M + N) floats, K = all its GPUs'

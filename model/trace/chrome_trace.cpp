@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
+
+#include "model/plan/step.hpp"
 
 namespace possim {
 
@@ -28,18 +31,11 @@ std::tuple<int, long, int, std::string> track_key(const std::string& track) {
 }
 
 // Catapult's reserved colour names, so every viewer that honours "cname" tells compute,
-// copies, flows and server work apart at a glance.
+// copies, flows and server work apart at a glance: the step's (an event's category is its
+// step's name, model/plan/step.hpp).
 const char* colour(const std::string& category) {
-  if (category == "forward") return "thread_state_iowait";
-  if (category == "backward") return "thread_state_running";
-  if (category == "rebuild" || category == "quantize") return "olive";
-  if (category == "copy_d2h" || category == "copy_h2d" || category == "gather" || category == "scatter")
-    return "grey";
-  if (category == "push") return "rail_response";
-  if (category == "pull") return "rail_animation";
-  if (category == "broadcast" || category == "allreduce") return "rail_load";
-  if (category == "apply") return "terrible";
-  return "generic_work";
+  const std::optional<Step> step = step_from_string(category);
+  return step ? trace_colour(*step) : "generic_work";
 }
 
 // A slice as written: whole nanoseconds, on one thread.
