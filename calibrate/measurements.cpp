@@ -132,7 +132,7 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
   if (given("source")) p.source = f.at("source");
   if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
     p.gpus_per_node = c.integer("gpus_per_node", it->second, limits::kMaxGpusPerNode);
-  if (p.strategy == "single" && p.nodes != 1)
+  if (is_reference(p.strategy) && p.nodes != 1)
     c.fail("nodes", "strategy single runs on one node, not " + std::to_string(p.nodes),
            "1 with strategy single");
   p.measured_as.clear();

@@ -27,6 +27,7 @@
 #include "model/run/provenance.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
+#include "model/strategies/strategy.hpp"
 
 namespace possim::cli {
 
@@ -271,7 +272,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   for (const std::string& m : models) scenarios.push_back(variant(scenario_path, m, strategies));
   if (strategies.empty())
     for (const std::string& st : scenarios.front().strategies)
-      if (st != "single") strategies.push_back(st);
+      if (!is_reference(st)) strategies.push_back(st);
   if (strategies.empty()) throw InputError("--strategies", "", "no strategy but single to plan for", "a strategy that communicates");
   std::vector<int> node_counts = scenarios.front().nodes;
   if (vm.count("nodes")) {

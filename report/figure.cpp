@@ -1,3 +1,4 @@
+#include "model/strategies/strategy.hpp"
 #include "report/figure.hpp"
 
 #include <cstdio>
@@ -63,13 +64,13 @@ std::map<std::string, std::vector<const ReportPoint*>> largest_cluster(const Rep
   };
   std::map<std::string, const ReportPoint*> best;
   for (const ReportPoint& p : in.points) {
-    if (p.result.strategy == "single") continue;
+    if (is_reference(p.result.strategy)) continue;
     auto& b = best[p.result.model];
     if (!b || bigger(p.result, b->result)) b = &p;
   }
   for (const ReportPoint& p : in.points) {
     const auto it = best.find(p.result.model);
-    if (it == best.end() || p.result.strategy == "single") continue;
+    if (it == best.end() || is_reference(p.result.strategy)) continue;
     const Result &a = p.result, &b = it->second->result;
     if (a.cluster.nodes == b.cluster.nodes && a.cluster.gpus_per_node == b.cluster.gpus_per_node &&
         a.cluster.nic_gbps == b.cluster.nic_gbps && a.batch_per_gpu == b.batch_per_gpu && p.extra == it->second->extra)

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "model/strategies/strategy.hpp"
 #include "report/figure.hpp"
 
 namespace possim::report {
@@ -96,7 +97,7 @@ void add_breakdown_figures(const ReportInputs& in, std::size_t max, FigureSet& o
   std::map<Key, std::map<int, const ReportPoint*>> series;
   for (const ReportPoint& p : in.points) {
     const Result& r = p.result;
-    if (r.strategy == "single") continue;
+    if (is_reference(r.strategy)) continue;
     series[Key{r.model, r.strategy, r.engine, r.cluster.gpus_per_node, r.cluster.nic_gbps, r.batch_per_gpu, p.extra,
                p.file}]
         .emplace(r.cluster.nodes, &p);

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/strategies/strategy.hpp"
 #include "report/figure.hpp"
 
 namespace possim::report {
@@ -20,7 +21,7 @@ void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max, FigureSe
   std::map<Key, std::set<std::size_t>> files;
   for (const ReportPoint& p : in.points) {
     const Result& r = p.result;
-    if (r.strategy == "single") continue;
+    if (is_reference(r.strategy)) continue;
     const Key k{r.model, r.batch_per_gpu, r.cluster.gpus_per_node, p.extra};
     sweeps[k][series_label(in, p)][r.cluster.nodes].emplace(r.cluster.nic_gbps, r.efficiency);
     files[k].insert(p.file);

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "model/strategies/strategy.hpp"
 #include "report/figure.hpp"
 
 namespace possim::report {
@@ -53,7 +54,7 @@ void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t 
   // context -> series -> x -> point (the first of equal ones)
   std::map<Context, std::map<std::string, std::map<double, const ReportPoint*>>> groups;
   for (const ReportPoint& p : in.points) {
-    if (p.result.strategy == "single") continue;  // one node: no line
+    if (is_reference(p.result.strategy)) continue;  // one node: no line
     const double x = kind.x_is_nodes ? p.result.cluster.nodes : p.result.cluster.nic_gbps;
     groups[context_key(p, kind.x_is_nodes)][series_label(in, p)].emplace(x, &p);
   }

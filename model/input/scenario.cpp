@@ -423,10 +423,10 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
                                                   "an object: strategy -> stack of the profile");
     for (const auto& item : st.items()) {
       const std::string at = "stacks." + item.key();
-      if (item.key() != "single" &&
+      if (!is_reference(item.key()) &&
           std::find(s.strategies.begin(), s.strategies.end(), item.key()) == s.strategies.end())
         r.fail(at, "'" + item.key() + "' is not among the scenario's strategies",
-               "single or one of " + list(s.strategies));
+               std::string(reference_strategy()) + " or one of " + list(s.strategies));
       const std::string name = r.text(item.value(), at, "a stack name");
       if (!s.profile.stacks.count(name)) {
         Names known;
@@ -440,8 +440,8 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   }
   for (const std::string& strategy : s.strategies)
     s.strategy_profiles[strategy] = s.profile.for_strategy(strategy, s.stacks.count(strategy) ? s.stacks.at(strategy) : "");
-  s.strategy_profiles["single"] =
-      s.profile.for_strategy("single", s.stacks.count("single") ? s.stacks.at("single") : "");
+  const std::string ref = reference_strategy();
+  s.strategy_profiles[ref] = s.profile.for_strategy(ref, s.stacks.count(ref) ? s.stacks.at(ref) : "");
   return s;
 }
 

@@ -27,7 +27,7 @@ std::string describe(const SweepPoint& p) {
 std::vector<SweepPoint> sweep_points(const Scenario& s) {
   std::vector<SweepPoint> points;
   for (const auto& strategy : s.strategies) {
-    if (strategy == "single") {  // one GPU of one node: the node count changes nothing
+    if (is_reference(strategy)) {  // one GPU of one node: the node count changes nothing
       for (double gbps : s.nic_gbps) points.push_back(SweepPoint{strategy, 1, gbps});
       continue;
     }
@@ -38,7 +38,7 @@ std::vector<SweepPoint> sweep_points(const Scenario& s) {
 }
 
 std::string sweep_note(const Scenario& s) {
-  const bool single = std::find(s.strategies.begin(), s.strategies.end(), "single") != s.strategies.end();
+  const bool single = std::any_of(s.strategies.begin(), s.strategies.end(), is_reference);
   if (!single || s.nodes.size() < 2) return "";
   return "note: single runs on one GPU of one node, so it has one row per bandwidth, not one per "
          "node count";
@@ -71,10 +71,10 @@ bool PointOptions::traces(const SweepPoint& p) const {
 }
 
 double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
-  const SweepPoint one{"single", 1, s.nic_gbps.front()};
+  const SweepPoint one{reference_strategy(), 1, s.nic_gbps.front()};
   PlanRequest request = plan_request(s, one);
   request.options.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
-  const SyncPlan plan = make_plan("single", request);
+  const SyncPlan plan = make_plan(reference_strategy(), request);
   check_plan(plan);
   const Result r = engine.run(plan, RunOptions{});
   return r.iteration_s > 0 ? s.batch_per_gpu / r.iteration_s : 0;

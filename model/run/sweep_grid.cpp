@@ -244,10 +244,10 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
     // the scenario's strategies"); single's stays, it times the speedup's reference.
     if (point.contains("stacks") && point["stacks"].is_object())
       for (auto it = point["stacks"].begin(); it != point["stacks"].end();)
-        it = it.key() == "single" || json::array({it.key()}) == point["strategies"] ? std::next(it)
-                                                                                  : point["stacks"].erase(it);
+        it = is_reference(it.key()) || json::array({it.key()}) == point["strategies"] ? std::next(it)
+                                                                                     : point["stacks"].erase(it);
     // As in a scenario, single runs on one GPU of one node whatever the node count.
-    if (point["strategies"] == json::array({"single"})) {
+    if (point["strategies"] == json::array({reference_strategy()})) {
       point["cluster"]["nodes"] = 1;
       if (p.values.contains("cluster.nodes")) p.values["cluster.nodes"] = 1;
     }
@@ -258,7 +258,7 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
       throw std::logic_error(g.path + ": " + g.describe(p.index) + " is not a single point");
     g.points.back().key = inputs_key(point, s, identity);
     json single = point;
-    single["strategies"] = json::array({"single"});
+    single["strategies"] = json::array({reference_strategy()});
     single["cluster"]["nodes"] = 1;
     g.points.back().baseline_key = inputs_key(single, s, identity);
     if (!keys.insert(g.points.back().key).second) {

@@ -11,7 +11,8 @@ struct Entry {
   Factory make;
 };
 constexpr Entry kStrategies[] = {
-    {"single", make_single_strategy},       {"ps", make_ps_strategy},
+    {"single", make_single_strategy},  // first: the speedup reference (reference_strategy())
+    {"ps", make_ps_strategy},
     {"wfbp", make_wfbp_strategy},           {"poseidon", make_poseidon_strategy},
     {"tf_stock", make_tf_stock_strategy},   {"adam", make_adam_strategy},
     {"onebit", make_onebit_strategy},       {"allreduce", make_allreduce_strategy},
@@ -28,6 +29,9 @@ const std::vector<std::string>& strategy_names() {
   }();
   return names;
 }
+
+const char* reference_strategy() { return kStrategies[0].name; }
+bool is_reference(const std::string& strategy) { return strategy == reference_strategy(); }
 
 bool is_strategy(const std::string& name) {
   for (const auto& e : kStrategies)

@@ -30,6 +30,11 @@ class Strategy {
 // single ps wfbp poseidon tf_stock adam onebit allreduce hier_allreduce tree_allreduce
 const std::vector<std::string>& strategy_names();
 bool is_strategy(const std::string& name);
+// The reference every speedup is over: one GPU of one node, whatever the cluster, which
+// communicates nothing ("single"). Sweeps run it once per bandwidth; reports draw no
+// scaling line for it.
+const char* reference_strategy();
+bool is_reference(const std::string& strategy);
 // Throws std::invalid_argument for an unknown name.
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 SyncPlan make_plan(const std::string& strategy, const PlanRequest& r);
