@@ -13,6 +13,7 @@
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"
+#include "model/run/engine_registry.hpp"
 #include "model/strategies/strategy.hpp"
 
 namespace possim::calibrate {
@@ -314,8 +315,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
     fit.start[i] = std::clamp(fit.start[i], lm.lower[i], lm.upper[i]);
   // Deterministic multi-start (see ClusterFitOptions::restarts), with the fast engine when
   // the predicting engine is slow and analytic_first is set.
-  const bool two_stage = opt.engine && std::string(opt.engine->name()) != "analytic" &&
-                         opt.analytic_first;
+  const bool two_stage = opt.engine && !capabilities_of(opt.engine->name()).closed_form && opt.analytic_first;
   const Engine& search = two_stage ? static_cast<const Engine&>(analytic) : engine;
   const ResidualFn search_fn = residuals_with(search);
   std::mt19937_64 rng(20170712);

@@ -95,9 +95,10 @@ int cmd_explain(const std::vector<std::string>& args) {
                          std::to_string(s.server_shards) + " colocated shards",
                      "at least " + std::to_string(s.server_shards) + " nodes");
 
-  const auto engine = make_engine(engine_name);
-  if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
-    std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
+  const auto engine = make_engine(engine_name, engine_request());
+  const EngineInfo& info = engine_named(engine_name);
+  if (const std::string caveat = info.caveat ? info.caveat(s) : ""; !caveat.empty())
+    std::cerr << "possim: warning: " << caveat << "\n";
   const SweepPoint p{strategy, nodes, gbps};
   const Result r = run_point(s, p, *engine, single_gpu_images_per_s(s, *engine));
 

@@ -79,7 +79,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   check_output_file(out, "--out");
   check_output_file(cal::sidecar_path(out), "--out (its calibration record)");
   if (name.empty()) name = std::filesystem::path(out).stem().string();
-  const std::unique_ptr<Engine> engine = make_engine(engine_name);
+  const std::unique_ptr<Engine> engine = make_engine(engine_name, engine_request());
 
   const cal::MeasurementSet m = load_measurement_files(meas_paths, batch);
   const Profile base = load_profile(base_ref, ".");

@@ -10,6 +10,7 @@
 #include "cli/output_folder.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
+#include "live/live_settings.hpp"
 #include "model/input/error.hpp"
 #include "model/input/scenario.hpp"
 #include "model/run/provenance.hpp"
@@ -26,6 +27,18 @@ constexpr int kMaxJobs = 1024;  // threads, each waiting for one simulation proc
 // More traces than this in one run is rarely meant (the shipped scenario: 24, 57 MB).
 constexpr std::size_t kTracesBeforeWarning = 4;
 
+// An engine that runs real processes on this machine refuses a cluster larger than it
+// hosts before any point runs (under mpirun, each rank is one node and hosts one).
+void check_local_nodes(const Scenario& s, const EngineInfo& e, const std::string& coordinator) {
+  const int max = e.capabilities.max_local_nodes;
+  if (max == 0 || !coordinator.empty()) return;
+  for (const SweepPoint& p : sweep_points(s))
+    if (const int n = s.cluster(p.nodes, p.nic_gbps).total_nodes(); n > max)
+      throw InputError(s.path, "cluster.nodes",
+                       std::to_string(n) + " nodes is more than a local " + e.name + " run can host",
+                       "at most " + std::to_string(max) + " nodes with --engine " + e.name + " on one machine");
+}
+
 // A live run with arithmetic compute trained the model for real: its loss, and whether
 // every worker ended with the same parameters.
 void print_training(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
@@ -38,7 +51,7 @@ void print_training(const Scenario& s, const std::vector<Result>& results, std::
            fixed(r.training_loss.back(), 4), r.replicas_agree ? "agree" : "DIFFER"});
   }
   if (!any) return;
-  out << "\ntraining for real (arithmetic compute, SGD at learning rate " << s.live.learning_rate
+  out << "\ntraining for real (arithmetic compute, SGD at learning rate " << live::live_settings(s).learning_rate
       << "): cross-entropy of each iteration's global batch\n\n";
   t.print(out);
 }
@@ -188,13 +201,22 @@ int cmd_run(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  const auto engine = make_engine(engine_name, all_iterations, reduce_mode(reduce, no_reduce), &s.live, coordinator, &s.network, s.seed, quiet, network_solver);
-  if (!writes_results(*engine)) {  // a rank serving its node in a live run under mpirun
+  EngineRequest request = engine_request(&s);
+  request.all_iterations = all_iterations;
+  request.reduce = reduce_mode(reduce, no_reduce);
+  request.coordinator = coordinator;
+  request.quiet = quiet;
+  request.network_solver = network_solver;
+  const EngineInfo& info = engine_named(engine_name);
+  const auto engine = make_engine(engine_name, request);
+  if (!engine->writes_results()) {  // a rank serving its node in a live run under mpirun
     run_sweep(s, *engine, 1);
     return 0;
   }
-  // A live run occupies the whole machine (its processes, its links): one point at a time.
-  if (engine->name() == std::string("live")) jobs = 1;
+  check_local_nodes(s, info, coordinator);
+  // An engine that measures occupies the whole machine (its processes, its links): one
+  // point at a time.
+  if (info.capabilities.measures) jobs = 1;
   // One folder per engine: an analytic run does not overwrite a SimGrid one.
   if (!vm.count("out")) out_dir = "results/" + s.name + "/" + engine->name();  // --out '' is refused as empty
   if (jobs < 1 || jobs > kMaxJobs)
@@ -202,8 +224,8 @@ int cmd_run(const std::vector<std::string>& args) {
                      "an integer in [1, " + std::to_string(kMaxJobs) + "]");
   PointOptions run = trace_options(s, vm, trace, trace_points, trace_workers);
   OutputFolder out(out_dir, vm.count("out") ? "--out" : "results folder");  // checked before the sweep
-  if (engine->name() == std::string("analytic") && !analytic_caveat(s).empty())
-    std::cerr << "possim: warning: " << analytic_caveat(s) << "\n";
+  if (const std::string caveat = info.caveat ? info.caveat(s) : ""; !caveat.empty())
+    std::cerr << "possim: warning: " << caveat << "\n";
 
   // Progress on stderr when a person watches it (a terminal): points done, time left, the last one.
   ProgressLine line("run", sweep_points(s).size(), 0, !quiet, /*terminal_only=*/true);

@@ -152,7 +152,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (!parse("sweep", args, desc, pos, vm, "SWEEP [--engine E] [--out DIR] [--shard I/N]\n       possim sweep merge DIR... [--out DIR]"))
     return 0;
 
-  const auto engine = make_engine(engine_name, all_iterations);
+  if (!engine_named(engine_name).capabilities.runs_sweeps) {
+    std::string sweeping;
+    for (const EngineInfo& e : registered_engines())
+      if (e.capabilities.runs_sweeps) sweeping += (sweeping.empty() ? "" : " or ") + e.name;
+    throw InputError("--engine", engine_name + " does not run sweeps", sweeping);
+  }
+  EngineRequest request = engine_request();
+  request.all_iterations = all_iterations;
+  const auto engine = make_engine(engine_name, request);
   const std::optional<Shard> mpi = mpi_shard();
   if (mpi && mpi->count > 1 && vm.count("shard"))
     throw InputError("--shard", "", "given under mpirun, which shares the points among its ranks itself",
@@ -167,8 +175,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (vm.count("gather-timeout") && !(gather_timeout_s >= 1 && gather_timeout_s <= 1e6))
     throw InputError("--gather-timeout", "", "is not in range", "seconds in [1, 1e6]");
   const SweepGrid grid = load_sweep(sweep_path, RunIdentity{engine->name(), all_iterations});
-  if (engine->name() == std::string("analytic"))
-    for (const auto& caveat : grid.analytic_caveats) std::cerr << "possim: warning: some points: " << caveat << "\n";
+  for (const auto& caveat : grid.caveats) std::cerr << "possim: warning: some points: " << caveat << "\n";
   if (!vm.count("out")) out = "results/" + grid.name + "/" + engine->name();
   // A shard's own folder: under the sweep's, unless --out names it (a batch job's shard).
   const bool own_folder = shard.count > 1 && (shard.mpi || !vm.count("out"));

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/input/scenario.hpp"
-#include "model/run/engine.hpp"
+#include "model/run/engine_registry.hpp"
 
 namespace possim::cli {
 
@@ -23,26 +23,9 @@ int cmd_report(const std::vector<std::string>& args);
 int cmd_plan(const std::vector<std::string>& args);
 int cmd_live(const std::vector<std::string>& args);
 
-// Engines selectable with --engine; throws InputError for an unknown name.
-// all_iterations: SimGrid simulates every iteration, even those that provably repeat.
-// reduce: SimGrid folds symmetric clusters onto one worker: "auto" (from 32 nodes, where
-// exact), "off" (--no-reduce) or "on" (--reduce; an input error where not exact).
-// live: the scenario's live settings (network scale, links); required for "live".
-// coordinator: HOST:PORT where mpirun's ranks meet for a live run (live/launch_mpi.hpp);
-// required for "live" under mpirun, an input error elsewhere.
-// net, seed: the scenario's network, which a live run with arithmetic compute evaluates
-// (it must outlive the engine), and the seed of its weights and data. quiet: a live run
-// says nothing on stderr but warnings and errors. network_solver: what shares SimGrid's
-// NIC links: "star" (possim's solver for the star) or "lmm" (SimGrid's own, a Comm per
-// flow; sim/network/nic_network.hpp); an input error otherwise.
-std::unique_ptr<Engine> make_engine(const std::string& name, bool all_iterations = false,
-                                    const std::string& reduce = "auto", const LiveSettings* live = nullptr,
-                                    const std::string& coordinator = "", const Network* net = nullptr,
-                                    std::uint64_t seed = 1, bool quiet = false,
-                                    const std::string& network_solver = "star");
-// The engine's results are this process's to write (false: a live rank serving under mpirun).
-bool writes_results(const Engine& engine);
-std::string default_engine();
-std::string engine_names();
+// A request for the engine registry's make_engine (model/run/engine_registry.hpp) with
+// this process's rank under mpirun; `scenario` (for its engine sections, network and seed)
+// must outlive the engine, null for a command that runs none (a live engine refuses it).
+EngineRequest engine_request(const Scenario* scenario = nullptr);
 
 }  // namespace possim::cli

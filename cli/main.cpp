@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "engines/builtin_engines.hpp"
 #include "cli/interrupt.hpp"
 #include "model/input/error.hpp"
 #include "model/input/json_check.hpp"
@@ -58,6 +59,7 @@ int flushed(int status) {
 int main(int argc, char** argv) {
   using namespace possim;
   std::vector<std::string> args(argv + 1, argv + argc);
+  register_builtin_engines();
   if (!args.empty() && args[0] == "--version") {
     std::cout << "possim " << possim_version() << '\n';
     return flushed(0);

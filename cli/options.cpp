@@ -27,7 +27,7 @@ bool parse(const std::string& command, const std::vector<std::string>& args,
 
 void add_engine_option(po::options_description& desc, std::string& engine_name) {
   desc.add_options()("engine", po::value(&engine_name)->default_value(default_engine()),
-                     ("engine: " + engine_names()).c_str());
+                     ("engine: " + engine_summaries()).c_str());
 }
 
 void add_all_iterations_option(po::options_description& desc, bool& all_iterations) {

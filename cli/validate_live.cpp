@@ -11,6 +11,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/table.hpp"
 #include "cli/validate_live.hpp"
+#include "live/live_settings.hpp"
 #include "model/plan/network_scale.hpp"
 #include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
@@ -66,11 +67,12 @@ double spread_s(const Result& r) {
 int validate_live(const std::string& scenario_path, double tolerance, const std::string& json_out) {
   handle_interrupts();
   const Scenario s = load_scenario(scenario_path);
-  const auto live = make_engine("live", false, "auto", &s.live, "", &s.network, s.seed);
+  const live::LiveSettings settings = live::live_settings(s);
+  const auto live = make_engine("live", engine_request(&s));
   sim::SimGridOptions so;
   so.reduce = sim::SimGridOptions::Reduce::off;  // the same nodes as the live run
   const sim::SimGridEngine simgrid(so);
-  const AtScale sim(simgrid, s.live.network_scale);
+  const AtScale sim(simgrid, settings.network_scale);
 
   std::cerr << "possim validate: " << sweep_points(s).size() << " points, live then simgrid\n";
   const std::vector<Result> measured = run_sweep(s, *live, 1);
@@ -127,10 +129,10 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
   double mean = 0;
   for (double e : errors) mean += e / double(errors.size());
 
-  std::cout << "validate " << s.name << ": live (" << (s.live.netns ? "tc-shaped namespaces" : "loopback")
-            << ", network scale " << g4(s.live.network_scale)
-            << (s.live.time_dilation == 0  ? ", time dilated by nodes / cores"
-                : s.live.time_dilation > 1 ? ", time dilated " + g4(s.live.time_dilation) + "x"
+  std::cout << "validate " << s.name << ": live (" << (settings.netns ? "tc-shaped namespaces" : "loopback")
+            << ", network scale " << g4(settings.network_scale)
+            << (settings.time_dilation == 0  ? ", time dilated by nodes / cores"
+                : settings.time_dilation > 1 ? ", time dilated " + g4(settings.time_dilation) + "x"
                                            : std::string())
             << ") against simgrid on the same plan\n\n";
   t.print(std::cout);
@@ -143,9 +145,9 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
   if (!json_out.empty())
     write_file_atomic(json_out, nlohmann::json{{"scenario", s.name},
                                                {"scenario_path", s.path},
-                                               {"network_scale", s.live.network_scale},
-                                               {"time_dilation", s.live.time_dilation},
-                                               {"links", s.live.netns ? "netns" : "loopback"},
+                                               {"network_scale", settings.network_scale},
+                                               {"time_dilation", settings.time_dilation},
+                                               {"links", settings.netns ? "netns" : "loopback"},
                                                {"points", points},
                                                {"median_abs_error", median},
                                                {"mean_abs_error", mean},

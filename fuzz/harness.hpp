@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <string>
 
+#include "engines/builtin_engines.hpp"
 #include "model/input/error.hpp"
 
 namespace possim::fuzz {
 
 template <class Parse>
 int run_one(const std::uint8_t* data, std::size_t size, Parse parse) {
+  register_builtin_engines();  // the engines a results file may name, the sections a scenario may hold
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     parse(text);

@@ -19,6 +19,10 @@ struct LiveOptions {
   std::optional<MpiRank> mpi;  // under mpirun: this process's rank (live/launch_mpi.hpp)
 };
 
+// Adds the engine to the registry (model/run/engine_registry.hpp), with its scenario
+// section (live/live_settings.hpp).
+void register_live_engine();
+
 class LiveEngine : public Engine {
  public:
   explicit LiveEngine(LiveOptions opt = {}) : opt_(std::move(opt)) {}
@@ -26,7 +30,7 @@ class LiveEngine : public Engine {
   // Under mpirun, ranks other than 0 serve their node and return a Result that only
   // says so (engine "live (serving rank)"); rank 0's is the run's.
   Result run(const SyncPlan& plan, const RunOptions& opt) const override;
-  bool writes_results() const { return !opt_.mpi || opt_.mpi->rank == 0; }
+  bool writes_results() const override { return !opt_.mpi || opt_.mpi->rank == 0; }
 
   // Nodes a local live run may have: each is a process with a thread per connection.
   static constexpr int kMaxLocalNodes = 64;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/run/engine_registry.hpp"
 #include "report/figure.hpp"
 
 namespace possim::report {
@@ -67,8 +68,8 @@ void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch
     f.data += "\n\n";
     const std::string colour = strategy_colour(points.front()->predicted->result.strategy);
     const std::string src = "'" + f.id + ".dat' index " + std::to_string(block++);
-    // Filled for SimGrid, open for the analytic engine (as dashed lines elsewhere).
-    const std::string point = points.front()->predicted->result.engine == "analytic" ? "6" : "7";
+    // Filled for a simulation, open for a closed form (as dashed lines elsewhere).
+    const std::string point = capabilities_of(points.front()->predicted->result.engine).closed_form ? "6" : "7";
     plots += ", \\\n     " + src + " using 1:2 with points pt " + point + " ps 1.2 lc rgb '" + colour + "' title " + gp_quote(label) +
              ", \\\n     " + src + " using 1:2:3 with labels offset char 1.6,0.4 font ',9' tc rgb '" + colour + "' notitle";
   }

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "model/strategies/strategy.hpp"
+#include "model/run/engine_registry.hpp"
 #include "report/figure.hpp"
 
 namespace possim::report {
@@ -88,7 +89,7 @@ void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t 
       f.data += "\n\n";
       plots += std::string(plots.empty() ? "" : ", \\\n     ") + "'" + f.id + ".dat' index " + std::to_string(block++) +
                " using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '" + strategy_colour(first.result.strategy) +
-               "'" + (first.result.engine == "analytic" && in.engines.size() > 1 ? " dt 2" : "") +
+               "'" + (capabilities_of(first.result.engine).closed_form && in.engines.size() > 1 ? " dt 2" : "") +
                " title " + gp_quote(label);
     }
     const double lo = *xs.begin(), hi = *xs.rbegin();

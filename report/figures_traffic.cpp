@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "model/run/engine_registry.hpp"
 #include "report/figure.hpp"
 
 namespace possim::report {
@@ -53,7 +54,7 @@ void add_traffic_figures(const ReportInputs& in, std::size_t max, FigureSet& out
 
 void add_layer_figures(const ReportInputs& in, std::size_t max, FigureSet& out) {
   static const std::vector<std::string> preference = {"poseidon", "wfbp", "adam", "ps", "tf_stock", "onebit", "allreduce"};
-  static const std::vector<std::string> engines = {"simgrid", "analytic"};  // contention simulated first
+  const std::vector<std::string> engines = predicting_engines();
   std::size_t made = 0, skipped = 0;
   for (const auto& [model, points] : largest_cluster(in)) {
     // The preferred strategy whose layers sync in the iteration.

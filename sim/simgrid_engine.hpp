@@ -45,6 +45,9 @@ struct SimGridOptions {
 // it is). Throws InputError when folding is asked for (Reduce::on) and not valid.
 bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not = nullptr);
 
+// Adds the engine to the registry (model/run/engine_registry.hpp).
+void register_simgrid_engine();
+
 class SimGridEngine : public Engine {
  public:
   explicit SimGridEngine(SimGridOptions options = {}) : options_(options) {}

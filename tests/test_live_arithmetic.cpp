@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "live/live_settings.hpp"
 #include "fixtures.hpp"
 #include "run_possim.hpp"
 #include "live/arithmetic/dataset.hpp"
@@ -78,7 +79,7 @@ live::LiveRun run_arithmetic(const std::string& strategy, int nodes, SyncPlan* p
   live::LaunchOptions o;
   o.netns = false;
   o.arithmetic.net = &s.network;
-  o.arithmetic.learning_rate = s.live.learning_rate;
+  o.arithmetic.learning_rate = live::live_settings(s).learning_rate;
   o.arithmetic.seed = s.seed;
   if (plan_out) *plan_out = plan;
   return live::run_local(plan, o);
@@ -87,7 +88,7 @@ live::LiveRun run_arithmetic(const std::string& strategy, int nodes, SyncPlan* p
 Settings settings(const Scenario& s = mlp_scenario()) {
   Settings st;
   st.net = &s.network;
-  st.learning_rate = s.live.learning_rate;
+  st.learning_rate = live::live_settings(s).learning_rate;
   st.seed = s.seed;
   return st;
 }

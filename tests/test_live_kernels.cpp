@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 
+#include "live/live_settings.hpp"
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "fixtures.hpp"
@@ -176,11 +177,11 @@ TEST_CASE("scenario: \"compute\": \"kernels\" takes a kernel backend (a kernel b
                           "dir/kernels.json", "dir");
   };
   const Scenario s = scenario(R"({"compute": "kernels", "kernel_backend": "cpu"})");
-  CHECK(s.live.kernels);
-  CHECK_FALSE(s.live.arithmetic);
-  CHECK(s.live.kernel_backend == "cpu");
-  CHECK(scenario(R"({"compute": "kernels"})").live.kernel_backend == "gpu");
-  CHECK_FALSE(scenario(R"({"compute": "emulated"})").live.kernels);
+  CHECK(live::live_settings(s).kernels);
+  CHECK_FALSE(live::live_settings(s).arithmetic);
+  CHECK(live::live_settings(s).kernel_backend == "cpu");
+  CHECK(live::live_settings(scenario(R"({"compute": "kernels"})")).kernel_backend == "gpu");
+  CHECK_FALSE(live::live_settings(scenario(R"({"compute": "emulated"})")).kernels);
   CHECK(input_error([&] { scenario(R"({"kernel_backend": "cpu"})"); }).find("live.kernel_backend") !=
         std::string::npos);
   CHECK(input_error([&] { scenario(R"({"compute": "kernels", "kernel_backend": "tpu"})"); })

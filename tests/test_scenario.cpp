@@ -3,6 +3,7 @@
 // one InputError naming its file and the offending field.
 #include <catch2/catch.hpp>
 
+#include "live/live_settings.hpp"
 #include "fixtures.hpp"
 #include <filesystem>
 #include <fstream>
@@ -98,10 +99,10 @@ TEST_CASE("live.time_dilation: a factor, auto, or a clear error", "[scenario]") 
                               "strategies": ["ps"], "live": {"time_dilation": )" + value + "}}",
                           "dir/dilation.json", "dir");
   };
-  CHECK(with("4").live.time_dilation == 4);
-  CHECK(with("\"auto\"").live.time_dilation == 0);  // nodes / cores, when the run starts
-  CHECK(parse_scenario(R"({"model": "googlenet", "batch_per_gpu": 32, "cluster": {"nodes": 2, "nic_gbps": 1},
-                           "strategies": ["ps"]})", "dir/d.json", "dir").live.time_dilation == 1);
+  CHECK(live::live_settings(with("4")).time_dilation == 4);
+  CHECK(live::live_settings(with("\"auto\"")).time_dilation == 0);  // nodes / cores, when the run starts
+  CHECK(live::live_settings(parse_scenario(R"({"model": "googlenet", "batch_per_gpu": 32, "cluster": {"nodes": 2, "nic_gbps": 1},
+                           "strategies": ["ps"]})", "dir/d.json", "dir")).time_dilation == 1);
   CHECK_THROWS_WITH(with("0.5"), Catch::Matchers::Contains("live.time_dilation: 0.5 is out of range"));
   CHECK_THROWS_WITH(with("\"fast\""), Catch::Matchers::Contains("live.time_dilation"));
 }

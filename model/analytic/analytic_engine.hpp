@@ -20,6 +20,7 @@
 #pragma once
 
 #include "model/run/engine.hpp"
+#include "model/input/scenario.hpp"
 #include "model/plan/node_load.hpp"
 
 namespace possim {
@@ -37,5 +38,11 @@ struct AnalyticCost {
   double hold_s = 0;
 };
 AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& load);
+
+// What the engine approximates for this scenario ("" when nothing): with stragglers under
+// BSP, one worker stands for all.
+std::string analytic_caveat(const Scenario& s);
+// Adds the engine to the registry (model/run/engine_registry.hpp).
+void register_analytic_engine();
 
 }  // namespace possim

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/input/engine_sections.hpp"
 #include "model/input/error.hpp"
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
@@ -330,6 +331,11 @@ std::string name_from_path(const std::string& path) {
 const char* to_string(Consistency c) { return c == Consistency::ssp ? "ssp" : "bsp"; }
 const char* to_string(BestSchemeRule r) { return r == BestSchemeRule::sacp16 ? "sacp16" : "atc17"; }
 
+const nlohmann::json* Scenario::engine_section(const std::string& key) const {
+  const auto it = engine_settings.find(key);
+  return it == engine_settings.end() ? nullptr : &it->second;
+}
+
 Cluster Scenario::cluster(int n, double gbps) const {
   Cluster c;
   c.nodes = n;
@@ -346,9 +352,10 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   const Reader r(where);
   json j = r.parse(json_text, "a scenario JSON object");
   if (!j.is_object()) r.fail("", "the top level is " + describe(j), "a JSON object");
-  r.object(j, "",
-           {"name", "description", "model", "batch_per_gpu", "cluster", "strategies",
-            "strategy_options", "profile", "stacks", "iterations", "seed", "live"});
+  json_check::Names fields = {"name",     "description", "model",   "batch_per_gpu", "cluster", "strategies",
+                               "strategy_options", "profile", "stacks", "iterations",    "seed"};
+  for (const std::string& key : engine_section_keys()) fields.push_back(key);
+  r.object(j, "", fields);
 
   Scenario s;
   s.path = where;
@@ -380,40 +387,11 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
       r.fail("seed", describe(v) + " is not a non-negative integer", "an integer in [0, 2^64)");
     s.seed = v.get<std::uint64_t>();
   }
-  if (j.contains("live")) {
-    const json& v = j["live"];
-    r.object(v, "live", {"network_scale", "links", "queue_ms", "compute", "kernel_backend", "learning_rate", "time_dilation"});
-    if (v.contains("queue_ms"))
-      s.live.queue_ms = r.number(v["queue_ms"], "live.queue_ms", 0.1, 1000, "milliseconds in [0.1, 1000]");
-    if (v.contains("network_scale"))
-      s.live.network_scale = r.number(v["network_scale"], "live.network_scale", 1, 1e6,
-                                      "a factor in [1, 1e6] dividing network bytes and NIC rates");
-    if (v.contains("time_dilation")) {
-      const json& d = v["time_dilation"];
-      if (d.is_string())
-        s.live.time_dilation = r.choice(d, "live.time_dilation", {"auto"}) == "auto" ? 0 : 1;
-      else
-        s.live.time_dilation = r.number(d, "live.time_dilation", 1, 1000,
-                                        "\"auto\" or a factor in [1, 1000] slowing down what the run emulates");
+  for (const auto& item : j.items())
+    if (const EngineSectionCheck check = engine_section_check(item.key())) {
+      check(item.value(), r);
+      s.engine_settings[item.key()] = item.value();
     }
-    if (v.contains("links")) s.live.netns = r.choice(v["links"], "live.links", {"netns", "loopback"}) == "netns";
-    if (v.contains("compute")) {
-      const std::string c = r.choice(v["compute"], "live.compute", {"emulated", "arithmetic", "kernels"});
-      s.live.arithmetic = c == "arithmetic";
-      s.live.kernels = c == "kernels";
-    }
-    if (v.contains("kernel_backend")) {
-      s.live.kernel_backend = r.choice(v["kernel_backend"], "live.kernel_backend", {"gpu", "cpu"});
-      if (!s.live.kernels)
-        r.fail("live.kernel_backend", "is only read with \"compute\": \"kernels\"",
-               "\"compute\": \"kernels\", or no kernel_backend");
-    }
-    if (s.live.kernels && s.live.time_dilation != 1)
-      r.fail("live.time_dilation", "cannot dilate real kernels (they take the time they take)",
-             "1 (no time_dilation) with \"compute\": \"kernels\"");
-    if (v.contains("learning_rate"))
-      s.live.learning_rate = r.number(v["learning_rate"], "live.learning_rate", 1e-9, 1e3, "a step size in [1e-9, 1e3]");
-  }
   cross_check(r, s);
   // Files last, so that a scenario's own mistakes are reported before its references'.
   s.network = read_model(r, s.model_ref, base_dir);

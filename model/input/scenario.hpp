@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/plan/cluster.hpp"
 #include "model/plan/consistency.hpp"
 #include "model/workload/network.hpp"
@@ -23,30 +25,6 @@ struct StrategyOptions {
   int staleness = 0;                // SSP only; 0 with bsp
   BestSchemeRule best_scheme = BestSchemeRule::atc17;
   StragglerModel stragglers;
-};
-
-// How the live engine (live/) runs this scenario on one machine.
-struct LiveSettings {
-  // Network bytes and NIC rates divided by this (model/plan/network_scale.hpp), where the
-  // machine cannot carry the scenario's rate: transfer times stay those of the scenario.
-  double network_scale = 1;
-  bool netns = true;  // shaped network namespaces; false: loopback, unshaped
-  // The switch buffer in time: how long a packet may queue at a shaped link (tc tbf
-  // latency), live/launch_local.hpp.
-  double queue_ms = 50;
-  // "arithmetic": the model is evaluated for real on the CPU and flows carry its values
-  // (live/arithmetic/; fc, relu and softmax layers); "emulated": each step occupies its
-  // profiled time and flows carry zeros.
-  // "kernels": each layer's pass runs its real kernels, through the calibrator's backend
-  // named by kernel_backend ("gpu": cuDNN/cuBLAS; "cpu": Eigen), live/kernel_stream.hpp.
-  bool arithmetic = false;
-  bool kernels = false;
-  std::string kernel_backend = "gpu";
-  double learning_rate = 0.05;  // arithmetic: plain SGD's step
-  // Everything the run emulates k times slower, measured times divided by k, so that node
-  // processes sharing few cores each get a core's worth of CPU per undilated second
-  // (model/plan/time_dilation.hpp). 0: automatic, nodes / this machine's cores (at least 1).
-  double time_dilation = 1;
 };
 
 struct Scenario {
@@ -76,7 +54,11 @@ struct Scenario {
   const Profile& profile_for(const std::string& strategy) const;
   int iterations = 5;
   std::uint64_t seed = 1;
-  LiveSettings live;
+  // Each engine's own section as written ("live": live/live_settings.hpp), checked by the
+  // engine that declared it (model/input/engine_sections.hpp) when the scenario was read.
+  std::map<std::string, nlohmann::json> engine_settings;
+  // The section named `key`, or null when the scenario has none.
+  const nlohmann::json* engine_section(const std::string& key) const;
 
   // The cluster of one sweep point.
   Cluster cluster(int nodes, double nic_gbps) const;

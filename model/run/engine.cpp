@@ -5,10 +5,6 @@
 
 namespace possim {
 
-bool is_engine_name(const std::string& name) {
-  return name == "analytic" || name == "simgrid" || name == "live";
-}
-
 Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double> iteration_end_s) {
   Result r;
   r.engine = engine;

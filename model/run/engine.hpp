@@ -27,11 +27,10 @@ class Engine {
   // Runs the plan as written; throws InputError naming what it cannot honour rather than
   // ignoring it.
   virtual Result run(const SyncPlan& plan, const RunOptions& opt) const = 0;
+  // Whether this process writes what the engine returns (false: a live rank serving its
+  // node under mpirun, whose Result only says so).
+  virtual bool writes_results() const { return true; }
 };
-
-// The names of possim's engines (analytic, simgrid, live): what a results file may say
-// ran it.
-bool is_engine_name(const std::string& name);
 
 // A Result's header (model, strategy, engine, cluster) and iteration times from the
 // end of each iteration: the steady iteration is the mean after the first.

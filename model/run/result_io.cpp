@@ -6,6 +6,7 @@
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
 #include "model/run/engine.hpp"
+#include "model/run/engine_registry.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/workload/layer.hpp"
 
@@ -206,8 +207,8 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
     r.fail(json_check::join(at, "strategy"), "'" + res.strategy + "' is not a strategy",
            "one of " + json_check::list(strategy_names()));
   res.engine = label(j, r, at, "engine");
-  if (!is_engine_name(res.engine))
-    r.fail(json_check::join(at, "engine"), "'" + res.engine + "' is not an engine", "analytic, simgrid or live");
+  const EngineInfo* engine = find_engine(res.engine);
+  if (!engine) r.fail(json_check::join(at, "engine"), "'" + res.engine + "' is not an engine", engine_choices());
   res.cluster.nodes = int(whole(j, r, at, "nodes", 1, limits::kMaxNodes, "a node count"));
   res.cluster.gpus_per_node = int(whole(j, r, at, "gpus_per_node", 1, limits::kMaxGpusPerNode, "GPUs per node"));
   res.cluster.nic_gbps =
@@ -285,6 +286,8 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
   {
     const std::string p = json_check::join(at, "links");
     const auto& links = r.array(r.require(j, at, "links", "a list"), p, "a list of links");
+    if (!links.empty() && !engine->capabilities.per_link_stats)
+      r.fail(p, "has links, but the " + res.engine + " engine records none", "an empty list");
     if (links.size() > std::size_t(4 * limits::kMaxGpus))
       r.fail(p, "has " + std::to_string(links.size()) + " links", "at most 4 per GPU");
     for (std::size_t i = 0; i < links.size(); ++i) {

@@ -44,13 +44,6 @@ std::string sweep_note(const Scenario& s) {
          "node count";
 }
 
-std::string analytic_caveat(const Scenario& s) {
-  if (s.options.stragglers.kind == "none" || s.options.consistency == Consistency::ssp) return "";
-  return "the analytic engine lets the slowest worker not dropped stand for every worker in each "
-         "iteration (" + s.options.stragglers.kind + " stragglers; no per-worker contention); --engine "
-         "simgrid simulates each worker";
-}
-
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   PlanRequest r;
   r.net = &s.network;

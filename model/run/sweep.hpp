@@ -24,11 +24,6 @@ std::vector<SweepPoint> sweep_points(const Scenario& s);
 // A one-line note when sweep_points merged points, else "".
 std::string sweep_note(const Scenario& s);
 
-// A one-line note when the analytic engine approximates part of the scenario (stragglers
-// under BSP: the slowest worker stands for all), else "". What it cannot run at all
-// (stragglers under SSP) it refuses.
-std::string analytic_caveat(const Scenario& s);
-
 PlanRequest plan_request(const Scenario& s, const SweepPoint& p);
 
 // What a run records beyond the scenario: a timeline (of some workers, at some points).

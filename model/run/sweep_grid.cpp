@@ -8,6 +8,7 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
+#include "model/run/engine_registry.hpp"
 #include "model/run/parallel.hpp"
 #include "model/run/provenance.hpp"
 #include "model/input/sha256.hpp"
@@ -207,6 +208,8 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
   g.path = where;
   g.sha256 = sha256_hex(text);
   g.identity = identity;
+  const EngineInfo* engine = find_engine(identity.engine);
+  const std::function<std::string(const Scenario&)> engine_caveat = engine ? engine->caveat : nullptr;
   const std::string name_e = "a name of letters, digits, '.', '_' and '-' (at most " +
                              std::to_string(limits::kMaxNameChars) + ", not . or ..)";
   g.name = j.contains("name") ? r.text(j["name"], "name", name_e) : name_from_path(where);
@@ -266,9 +269,9 @@ SweepGrid parse_sweep(const std::string& text, const std::string& where, const s
       ++g.merged;
     }
     models[s.model_ref] = provenance_json(s, identity.engine)["model"];
-    const std::string caveat = analytic_caveat(s);
-    if (!caveat.empty() && std::find(g.analytic_caveats.begin(), g.analytic_caveats.end(), caveat) == g.analytic_caveats.end())
-      g.analytic_caveats.push_back(caveat);
+    const std::string caveat = engine_caveat ? engine_caveat(s) : "";
+    if (!caveat.empty() && std::find(g.caveats.begin(), g.caveats.end(), caveat) == g.caveats.end())
+      g.caveats.push_back(caveat);
     if (g.points.size() == 1) g.provenance = provenance_json(s, identity.engine);
     for (std::size_t a = g.axes.size(); a-- > 0;) {  // the odometer
       if (++digit[a] < values[g.axes[a]].size()) break;

@@ -59,7 +59,7 @@ struct SweepGrid {
   std::vector<GridPoint> points;
   std::size_t merged = 0;   // grid points identical to an earlier one (single at several node counts)
   nlohmann::json provenance;  // as provenance_json, plus the sweep file and the base scenario
-  std::vector<std::string> analytic_caveats;  // distinct analytic_caveat() of the points
+  std::vector<std::string> caveats;  // the engine's distinct caveats (EngineInfo::caveat) about the points
 
   // The point's scenario, parsed again (points keep only their JSON text: a parsed scenario
   // holds its profile and model, too much to keep for 10000 points).

@@ -10,6 +10,7 @@
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
+#include "model/run/engine_registry.hpp"
 #include "model/input/sha256.hpp"
 #include "model/run/result_io.hpp"
 
@@ -115,8 +116,12 @@ SweepManifest read_manifest(const std::string& path) {
   SweepManifest m;
   m.name = r.text(r.require(j, "", "name", "the sweep's name"), "name", "the sweep's name");
   if (!safe_name(m.name)) r.fail("name", "'" + json_check::quoted(m.name) + "' cannot be a folder name", "a safe name");
-  m.engine = r.text(r.require(j, "", "engine", "simgrid or analytic"), "engine", "simgrid or analytic");
-  if (m.engine != "simgrid" && m.engine != "analytic") r.fail("engine", "'" + json_check::quoted(m.engine) + "' is not an engine", "simgrid or analytic");
+  std::string sweeping;  // the engines that run sweeps
+  for (const EngineInfo& e : registered_engines())
+    if (e.capabilities.runs_sweeps) sweeping += (sweeping.empty() ? "" : " or ") + e.name;
+  m.engine = r.text(r.require(j, "", "engine", sweeping), "engine", sweeping);
+  if (!capabilities_of(m.engine).runs_sweeps)
+    r.fail("engine", "'" + json_check::quoted(m.engine) + "' is not an engine that runs sweeps", sweeping);
   m.provenance = r.object(r.require(j, "", "provenance", "an object"), "provenance", "an object");
   const json& axes = r.array(r.require(j, "", "axes", "a list of axes"), "axes", "a list of axes");
   if (axes.size() > limits::kMaxSweepAxes)

@@ -8,6 +8,7 @@
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
+#include "model/run/engine_registry.hpp"
 
 namespace possim {
 
@@ -94,14 +95,14 @@ TraceMeta trace_meta(const Scenario& s, const Result& r, const WorkerSelection& 
   m.title = s.name + ": " + r.strategy + ", " + std::to_string(r.cluster.nodes) + " nodes x " +
             std::to_string(r.cluster.gpus_per_node) + " GPU, " + shortest(r.cluster.nic_gbps) + " Gbit/s (" +
             r.engine + ")";
-  m.workers = r.engine == "analytic"
-                  ? "one representative worker of " + std::to_string(r.cluster.nodes) + " (analytic engine)"
-                  : traced.describe(r.cluster.nodes);
+  const bool one_worker = capabilities_of(r.engine).closed_form;
+  m.workers = one_worker ? "one representative worker of " + std::to_string(r.cluster.nodes) + " (" + r.engine + " engine)"
+                         : traced.describe(r.cluster.nodes);
   m.args = {{"scenario", s.name},         {"model", r.model},
             {"strategy", r.strategy},     {"engine", r.engine},
             {"nodes", r.cluster.nodes},   {"gpus_per_node", r.cluster.gpus_per_node},
             {"nic_gbps", r.cluster.nic_gbps}, {"iterations", r.iterations}};
-  if (r.engine != "analytic") {
+  if (!one_worker) {
     m.args["traced_workers"] = traced.traced(r.cluster.nodes);
     m.args["left_out_workers"] = traced.left_out(r.cluster.nodes);
   }

@@ -1,0 +1,10 @@
+// possim's engines, registered in one call by every program that runs or reads them (the
+// CLI, the tests, the fuzz targets): simgrid first (the default), then analytic and live.
+#pragma once
+
+namespace possim {
+
+// Idempotent.
+void register_builtin_engines();
+
+}  // namespace possim
