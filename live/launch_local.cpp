@@ -32,7 +32,7 @@ LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt) {
     net::NetnsOptions no;
     no.nodes = n;
     // The NIC's line rate at the plan's scale: its goodput-corrected rate is TCP's to find.
-    no.rate_gbit = plan.cluster.nic_gbps / plan.network_scale;
+    no.rate_gbit = plan.line_rate_gbps();
     no.mtu = opt.mtu;
     no.queue_latency_ms = opt.queue_ms;
     cluster = std::make_unique<net::NetnsCluster>(no);

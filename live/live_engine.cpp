@@ -26,20 +26,15 @@ std::string fixed_text(double x) {
 
 std::string track_of(const SyncPlan& plan, const Instance& in) {
   const Task& task = plan.tasks[in.task];
+  const char* track = info(task.resource).track;
   switch (task.scope) {
-    case Scope::cluster: return "barriers";
+    case Scope::cluster: return track;
     case Scope::shard:
-      return "shard " + std::to_string(plan.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)].shard) + " CPU";
+      return "shard " + std::to_string(plan.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)].shard) + " " +
+             track;
     case Scope::worker: break;
   }
-  const std::string w = "worker " + std::to_string(in.who) + " ";
-  switch (task.resource) {
-    case Resource::gpu: return w + "GPU";
-    case Resource::pcie_d2h:
-    case Resource::pcie_h2d: return w + "PCIe";
-    case Resource::intra_node: return w + "GPU-GPU";
-    default: return w + "net";
-  }
+  return "worker " + std::to_string(in.who) + " " + track;
 }
 
 }  // namespace
@@ -83,7 +78,7 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
                     std::to_string(cores) + " cores; measured times divided by " + fixed_text(dilation));
   // Measured here (reports/validation/): 0.5 Gbit/s links carry their rate to within a few
   // percent with 8 nodes on 2 cores; faster ones are the machine's limit, not the model's.
-  const double link_gbps = plan.cluster.nic_gbps / opt_.network_scale;
+  const double link_gbps = scaled.line_rate_gbps();
   if (opt_.launch.netns && nodes > 1 && link_gbps > 1 && opt_.launch.progress)
     opt_.launch.progress("warning: links shaped to " + std::to_string(link_gbps) +
                          " Gbit/s may be more than this machine carries; a scenario's \"live\": "

@@ -41,7 +41,7 @@ Platform build_platform(const SyncPlan& plan, double server_nic_share) {
     sg4::Host* node = zone->create_host("node-" + id, r.server_apply_bytes_per_s)->seal();
     p.node.push_back(node);
     const double share = n >= plan.cluster.nodes ? server_nic_share : 1.0;  // dedicated server nodes
-    p.nic.push_back(attach(zone, node, "nic-" + id, r.nic_bytes_per_s * share, r.latency_s / 2));
+    p.nic.push_back(attach(zone, node, "nic-" + id, plan.nic_bytes_per_s() * share, r.latency_s / 2));
     sg4::Host* ctl = zone->create_host("ctl-" + id, 1.0)->seal();
     p.ctl.push_back(ctl);
     zone->add_route(ctl->get_netpoint(), nullptr, nullptr, nullptr,

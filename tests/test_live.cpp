@@ -96,7 +96,7 @@ TEST_CASE("a plan's network scaled down by k: both engines predict the same iter
         const SyncPlan scaled = scale_network(plan, k);
         INFO(s << " at " << gbps << " Gbit/s, scaled by " << k);
         CHECK(scaled.network_scale == k);
-        CHECK(scaled.rates.nic_bytes_per_s == Approx(plan.rates.nic_bytes_per_s / k).epsilon(1e-12));
+        CHECK(scaled.nic_bytes_per_s() == Approx(plan.nic_bytes_per_s() / k).epsilon(1e-12));
         const Result a = AnalyticEngine().run(plan, {}), as = AnalyticEngine().run(scaled, {});
         CHECK(as.iteration_s == Approx(a.iteration_s).epsilon(1e-9));
         const Result g = sim::SimGridEngine().run(plan, {}), gs = sim::SimGridEngine().run(scaled, {});

@@ -74,8 +74,8 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
   const double fixed = r.latency_s * l.sequential_steps;
   const double mean = std::max(l.tx_bytes_mean, l.rx_bytes_mean);
   // Latency and per-message software cost delay the task but use no bandwidth.
-  return {busiest / r.nic_bytes_per_s + fixed + l.messages_max * r.per_message_s,
-          mean / r.nic_bytes_per_s};
+  const double rate = plan.nic_bytes_per_s();
+  return {busiest / rate + fixed + l.messages_max * r.per_message_s, mean / rate};
 }
 
 namespace {

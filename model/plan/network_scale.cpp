@@ -9,9 +9,9 @@ SyncPlan scale_network(const SyncPlan& plan, double k) {
   if (!(std::isfinite(k) && k >= 1)) throw std::invalid_argument("network scale must be finite and >= 1");
   SyncPlan s = plan;
   s.network_scale = plan.network_scale * k;
-  s.rates.nic_bytes_per_s /= k;
+  // The NIC's rate follows network_scale (SyncPlan::nic_bytes_per_s()).
   for (Task& t : s.tasks) {
-    if (t.resource != Resource::network) continue;
+    if (!info(t.resource).network_scaled) continue;
     if (t.pattern == FlowPattern::to_shards || t.pattern == FlowPattern::from_shards)
       t.scale /= k;  // flow bytes = slice bytes x scale; the slice itself is also applied
     else

@@ -103,7 +103,7 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
     case FlowPattern::collective: {
       const CollectiveLoad c =
           collective_load(t.collective, workers, t.bytes, t.chunks, plan.rates.latency_s, plan.rates.per_message_s,
-                          plan.rates.nic_bytes_per_s);
+                          plan.nic_bytes_per_s());
       load.tx_bytes_max = c.tx_bytes_max;
       load.rx_bytes_max = c.rx_bytes_max;
       load.tx_bytes_mean = load.rx_bytes_mean = c.total_bytes / std::max(1, workers);

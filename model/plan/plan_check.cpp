@@ -45,16 +45,16 @@ double busiest_bytes(const SyncPlan& plan, const Task& t) {
 // Seconds the task takes on its resource, at most (one instance, no contention).
 double task_seconds(const SyncPlan& plan, const Task& t) {
   const Rates& r = plan.rates;
-  switch (t.resource) {
-    case Resource::server_cpu:
-      return t.duration_s +
-             plan.workers * plan.tensors.at(std::size_t(t.tensor)).bytes / r.server_apply_bytes_per_s;
-    case Resource::network: {
+  const ResourceInfo& res = info(t.resource);
+  switch (res.amount) {
+    case Amount::updates:
+      return t.duration_s + plan.workers * plan.tensors.at(std::size_t(t.tensor)).bytes / (r.*res.rate);
+    case Amount::flows: {
       double messages = 0;
       if (t.tensor >= 0)
         for (const Slice& s : plan.tensors[std::size_t(t.tensor)].slices) messages += s.pairs;
-      return busiest_bytes(plan, t) / r.nic_bytes_per_s + messages * r.per_message_s +
-             2.0 * plan.workers * r.latency_s;
+      return busiest_bytes(plan, t) / plan.nic_bytes_per_s() + messages * r.per_message_s +
+             2.0 * plan.workers * (r.*res.latency);
     }
     default: return resource_seconds(r, t);
   }
@@ -69,7 +69,7 @@ double task_seconds(const SyncPlan& plan, const Task& t) {
 
 void check_plan(const SyncPlan& plan) {
   const Rates& r = plan.rates;
-  check_rate(r.nic_bytes_per_s, "nic_bytes_per_s", false);
+  check_rate(plan.nic_bytes_per_s(), "nic_bytes_per_s", false);
   check_rate(r.pcie_bytes_per_s, "pcie_bytes_per_s", false);
   check_rate(r.d2d_bytes_per_s, "d2d_bytes_per_s", false);
   check_rate(r.server_apply_bytes_per_s, "server_apply_bytes_per_s", false);

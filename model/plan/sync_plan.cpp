@@ -8,19 +8,6 @@
 
 namespace possim {
 
-const char* to_string(Resource r) {
-  switch (r) {
-    case Resource::gpu: return "gpu";
-    case Resource::pcie_d2h: return "pcie_d2h";
-    case Resource::pcie_h2d: return "pcie_h2d";
-    case Resource::intra_node: return "intra_node";
-    case Resource::network: return "network";
-    case Resource::server_cpu: return "server_cpu";
-    case Resource::none: return "none";
-  }
-  return "?";
-}
-
 Resource resource_of(Step s) {
   switch (s) {
     case Step::forward:
@@ -110,18 +97,14 @@ void validate(const SyncPlan& plan) {
     if (needs_tensor && (t.tensor < 0 || std::size_t(t.tensor) >= plan.tensors.size()))
       fail(i, "tensor index invalid");
     if (t.duration_s < 0 || t.bytes < 0 || t.scale <= 0 || t.chunks < 1) fail(i, "negative amount");
-    if ((t.scope == Scope::shard) != (t.resource == Resource::server_cpu))
-      fail(i, "server CPU tasks, and only they, run on shards");
-    if ((t.scope == Scope::cluster) != (t.resource == Resource::none))
-      fail(i, "cluster tasks, and only they, occupy nothing");
-    if ((t.resource == Resource::network) != (t.pattern != FlowPattern::none))
+    const ResourceInfo& res = info(t.resource);
+    if (t.scope != res.scope) fail(i, std::string("tasks on ") + res.name + " have another scope");
+    if ((res.amount == Amount::flows) != (t.pattern != FlowPattern::none))
       fail(i, "network tasks, and only they, have a flow pattern");
     if (t.layer >= int(plan.layers.size())) fail(i, "layer index invalid");
     if (t.resource != resource_of(t.step))
       fail(i, std::string("step ") + to_string(t.step) + " does not run on " + to_string(t.resource));
-    const bool moves = t.resource == Resource::pcie_d2h || t.resource == Resource::pcie_h2d ||
-                       t.resource == Resource::intra_node || t.resource == Resource::network;
-    if (moves != (t.carries != Payload::none)) fail(i, "copies and flows, and only they, carry a payload");
+    if (res.carries != (t.carries != Payload::none)) fail(i, "copies and flows, and only they, carry a payload");
   }
   for (const Tensor& tensor : plan.tensors)
     for (const Slice& s : tensor.slices)

@@ -32,29 +32,14 @@
 
 #include "model/plan/cluster.hpp"
 #include "model/plan/consistency.hpp"
+#include "model/plan/resource.hpp"
 #include "model/plan/step.hpp"
 #include "model/plan/stragglers.hpp"
 
 namespace possim {
 
-// What a task occupies while it runs. The unit of its amount follows from the resource,
-// so an engine needs no knowledge of which strategy step a task is.
-enum class Resource : std::uint8_t {
-  gpu,         // a GPU's compute stream: duration_s
-  pcie_d2h,    // the leader GPU's PCIe link, device to host: bytes
-  pcie_h2d,    // host to device: bytes
-  intra_node,  // the GPU-to-GPU path inside a node: bytes
-  network,     // NICs: the flows of `pattern`
-  server_cpu,  // a shard's CPU: bytes of each worker's update at the apply rate, + duration_s
-  none,        // occupies nothing (a barrier)
-};
-const char* to_string(Resource r);
 // The resource a step runs on (a plan's validate() holds every task to it).
 Resource resource_of(Step s);
-
-// Who runs an instance: every worker, every slice of the task's tensor on its shard, or
-// the cluster once (a barrier: done when its deps are done on every worker).
-enum class Scope : std::uint8_t { worker, shard, cluster };
 
 // GPU tasks: every GPU of a node runs its share of the batch (forward, backward), or the
 // leader GPU alone (steps on the node's gathered gradient).
@@ -119,7 +104,9 @@ struct Tensor {
 
 // Conversion factors from amounts to seconds, copied from cluster and profile.
 struct Rates {
-  double nic_bytes_per_s = 0;   // line rate x TCP goodput
+  // The NIC's line rate is the cluster's (SyncPlan::nic_bytes_per_s()); of it, TCP
+  // carries this share as payload.
+  double tcp_goodput = 1;
   double latency_s = 0;
   double per_message_s = 0;
   double pcie_bytes_per_s = 0;
@@ -169,6 +156,12 @@ struct SyncPlan {
   // Network bytes and the NIC rate are 1/network_scale of the scenario's
   // (model/plan/network_scale.hpp); 1 for a plan as a strategy writes it.
   double network_scale = 1;
+
+  // The NIC's rate at the plan's scale: the line rate (the cluster's, its one home) over
+  // network_scale, and of it the payload that TCP's goodput leaves.
+  double line_rate_bytes_per_s() const { return cluster.nic_bytes_per_s() / network_scale; }
+  double line_rate_gbps() const { return cluster.nic_gbps / network_scale; }
+  double nic_bytes_per_s() const { return line_rate_bytes_per_s() * rates.tcp_goodput; }
 
   // Stragglers that no engine can tell from none: every factor 1, nobody dropped.
   bool undisturbed() const;

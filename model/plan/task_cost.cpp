@@ -3,14 +3,16 @@
 namespace possim {
 
 double resource_seconds(const Rates& r, const Task& t) {
-  switch (t.resource) {
-    case Resource::gpu: return t.duration_s;
-    case Resource::pcie_d2h:
-    case Resource::pcie_h2d: return t.bytes > 0 ? r.pcie_latency_s + t.bytes / r.pcie_bytes_per_s : 0;
-    case Resource::intra_node: return t.bytes / r.d2d_bytes_per_s;
-    case Resource::none: return t.duration_s;  // a barrier's fixed round, after every worker
-    case Resource::network:
-    case Resource::server_cpu: return 0;
+  const ResourceInfo& res = info(t.resource);
+  switch (res.amount) {
+    case Amount::seconds: return t.duration_s;  // GPU kernels; a barrier's fixed round, after every worker
+    case Amount::bytes: {
+      if (!(t.bytes > 0)) return 0;
+      const double transfer = t.bytes / (r.*res.rate);
+      return res.latency ? r.*res.latency + transfer : transfer;
+    }
+    case Amount::flows:
+    case Amount::updates: return 0;
   }
   return 0;
 }

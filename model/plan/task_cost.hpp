@@ -6,8 +6,9 @@
 
 namespace possim {
 
-// GPU: its duration; PCIe: latency + bytes at the copy rate (nothing for no bytes);
-// intra-node: bytes at the GPU-to-GPU rate; 0 for other resources.
+// From the resource table (model/plan/resource.hpp): seconds as written; bytes at the
+// resource's rate plus its latency (nothing for no bytes); 0 for flows and updates, whose
+// time depends on more than the task.
 double resource_seconds(const Rates& r, const Task& t);
 
 }  // namespace possim

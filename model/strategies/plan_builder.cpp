@@ -23,7 +23,7 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
   plan_.consistency = r.options.consistency;
   plan_.staleness = r.options.staleness;
   const Profile& p = *r.profile;
-  plan_.rates.nic_bytes_per_s = r.cluster.nic_bytes_per_s() * p.tcp_goodput;
+  plan_.rates.tcp_goodput = p.tcp_goodput;
   plan_.rates.latency_s = r.cluster.latency_s;
   plan_.rates.per_message_s = p.per_message_s;
   // Host work in series with every copy between GPU and network: a runtime that stages each

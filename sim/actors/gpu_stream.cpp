@@ -21,7 +21,8 @@ void Executor::enqueue_gpu(const Instance& in) {
 void Executor::run_gpu(int worker, int gpu) {
   sg4::Actor::self()->daemonize();
   const std::size_t w = std::size_t(worker), stream = std::size_t(worker * gpus_ + gpu);
-  const std::string track = gpu == 0 ? "GPU" : "GPU " + std::to_string(gpu);
+  const std::string gpu_track = info(Resource::gpu).track;
+  const std::string track = gpu == 0 ? gpu_track : gpu_track + " " + std::to_string(gpu);
   for (;;) {
     Instance in{};
     {

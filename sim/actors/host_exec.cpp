@@ -11,12 +11,12 @@ void Executor::launch_host_exec(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
   double amount = task.bytes;
   sg4::Host* host = nullptr;
-  std::string track = "GPU-GPU";
+  std::string track = info(task.resource).track;
   if (task.resource == Resource::server_cpu) {  // `who` is a slice index, on its shard's node
     const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
     host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
     amount = full().stragglers.active(in.t) * s.bytes + task.duration_s * host->get_speed();
-    track = "shard " + std::to_string(s.shard) + " CPU";
+    track = "shard " + std::to_string(s.shard) + " " + track;
   } else {
     host = platform_.d2d[std::size_t(in.who)];
   }
