@@ -61,10 +61,8 @@ int cmd_explain(const std::vector<std::string>& args) {
   std::string scenario_path, strategy, engine_name;
   int nodes = 0;
   double gbps = 0;
-  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file")(
-      "strategy", po::value(&strategy), "strategy (default: poseidon if listed, else the first)")(
-      "nodes", po::value(&nodes), "node count (default: the largest in the scenario)")(
-      "gbps", po::value(&gbps), "NIC Gbit/s (default: the first in the scenario)");
+  desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file");
+  add_point_options(desc, strategy, nodes, gbps);
   add_engine_option(desc, engine_name);
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -73,33 +71,11 @@ int cmd_explain(const std::vector<std::string>& args) {
     return 0;
 
   const Scenario s = load_scenario(scenario_path);
-  if (strategy.empty())
-    strategy = std::count(s.strategies.begin(), s.strategies.end(), "poseidon") ? "poseidon"
-                                                                              : s.strategies.front();
-  if (!is_strategy(strategy))
-    throw InputError("--strategy", "", "unknown strategy '" + json_check::quoted(strategy) + "'",
-                     "one of " + json_check::list(strategy_names()));
-  if (!vm.count("nodes")) nodes = *std::max_element(s.nodes.begin(), s.nodes.end());
-  if (!vm.count("gbps")) gbps = s.nic_gbps.front();
-  // The scenario's own limits (model/limits.hpp): the node count sizes what the engines
-  // allocate, and a NaN bandwidth would make the network free.
-  const long long max_nodes = std::min(limits::kMaxNodes, limits::kMaxGpus / s.gpus_per_node);
-  if (nodes < 1 || nodes > max_nodes)
-    throw InputError("--nodes", "", std::to_string(nodes) + " is not a node count in the limit",
-                     "an integer in [1, " + std::to_string(max_nodes) + "]");
-  if (!(gbps >= 0.1 && gbps <= 1000))
-    throw InputError("--gbps", "", fixed(gbps, 3) + " is out of range", "0.1 to 1000");
-  if (s.placement == ServerPlacement::colocated && s.server_shards > nodes)
-    throw InputError("--nodes", "",
-                     std::to_string(nodes) + " nodes cannot hold the scenario's " +
-                         std::to_string(s.server_shards) + " colocated shards",
-                     "at least " + std::to_string(s.server_shards) + " nodes");
-
+  const SweepPoint p = choose_point(s, vm, strategy, nodes, gbps);
   const auto engine = make_engine(engine_name, engine_request());
   const EngineInfo& info = engine_named(engine_name);
   if (const std::string caveat = info.caveat ? info.caveat(s) : ""; !caveat.empty())
     std::cerr << "possim: warning: " << caveat << "\n";
-  const SweepPoint p{strategy, nodes, gbps};
   const Result r = run_point(s, p, *engine, single_gpu_images_per_s(s, *engine));
 
   std::cout << s.network.name << ", " << strategy << ", " << nodes << " nodes x "

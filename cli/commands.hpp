@@ -22,6 +22,8 @@ int cmd_sweep(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);
 int cmd_plan(const std::vector<std::string>& args);
 int cmd_live(const std::vector<std::string>& args);
+int cmd_plan_dump(const std::vector<std::string>& args);
+int cmd_run_plan(const std::vector<std::string>& args);
 
 // A request for the engine registry's make_engine (model/run/engine_registry.hpp) with
 // this process's rank under mpirun; `scenario` (for its engine sections, network and seed)

@@ -31,6 +31,8 @@ const char* kUsage =
     "  validate FILES     measured points beside a profile's predictions, with their errors\n"
     "  profile SUB        show a profile, or derive one for another GPU from its published figures\n"
     "  live cleanup       delete the network namespaces of live runs whose possim has died\n"
+    "  plan-dump SCENARIO one point's plan (its tasks, flows and rates) as JSON\n"
+    "  run-plan PLAN      run a plan file (possim plan-dump's, or written by hand) on an engine\n"
     "\n"
     "`possim COMMAND --help` describes a command's options; `possim --version` prints the version.\n";
 
@@ -89,10 +91,12 @@ int main(int argc, char** argv) {
     else if (command == "report") status = cli::cmd_report(args);
     else if (command == "plan") status = cli::cmd_plan(args);
     else if (command == "live") status = cli::cmd_live(args);
+    else if (command == "plan-dump") status = cli::cmd_plan_dump(args);
+    else if (command == "run-plan") status = cli::cmd_run_plan(args);
     cli::wait_if_interrupted();
     if (status >= 0) return flushed(status);
     std::cerr << "possim: unknown command '" << one_line(command)
-              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate, profile or live)\n";
+              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate, profile, live, plan-dump or run-plan)\n";
     return flushed(2);
   } catch (const InputError& e) {
     cli::wait_if_interrupted();

@@ -6,6 +6,9 @@
 
 #include <boost/program_options.hpp>
 
+#include "model/input/scenario.hpp"
+#include "model/run/sweep.hpp"
+
 namespace possim::cli {
 
 namespace po = boost::program_options;
@@ -23,5 +26,12 @@ void add_all_iterations_option(po::options_description& desc, bool& all_iteratio
 // make_engine's reduce argument once parsed; both given is an input error.
 void add_reduce_options(po::options_description& desc, bool& reduce, bool& no_reduce);
 std::string reduce_mode(bool reduce, bool no_reduce);
+
+// --strategy, --nodes, --gbps: one point of a scenario (explain, plan-dump).
+void add_point_options(po::options_description& desc, std::string& strategy, int& nodes, double& gbps);
+// The point they name, defaults filled in (poseidon if listed, else the first strategy;
+// the largest node count; the first bandwidth) and checked against the scenario's limits.
+SweepPoint choose_point(const Scenario& s, const po::variables_map& vm, std::string& strategy, int& nodes,
+                        double& gbps);
 
 }  // namespace possim::cli

@@ -12,6 +12,7 @@
 #include "live/emulated.hpp"
 #include "live/node.hpp"
 #include "model/input/error.hpp"
+#include "model/run/plan_json.hpp"
 #include "model/run/child_processes.hpp"
 #include "net/wire.hpp"
 
@@ -31,6 +32,7 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
   if (m.rank > 0) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
     net::Fd fd;
+    nlohmann::json welcome;
     for (;;) {
       const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
       if (left <= 0)
@@ -41,13 +43,22 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
       try {
         net::set_timeouts(fd.get(), left);
         net::send_json(fd.get(), {{"type", "rank"}, {"rank", m.rank}, {"seq", seq}});
-        if (net::recv_json(fd.get()).value("type", "") == "welcome") break;
+        welcome = net::recv_json(fd.get());
+        if (welcome.value("type", "") == "welcome") break;
       } catch (const std::exception&) {  // turned away: the coordinator is on another plan
       }
       ::usleep(50000);
     }
     net::set_timeouts(fd.get(), 0);
-    if (run_node(plan, m.rank, fd.get(), net::local_address(fd.get()), no) != 0)
+    // The plan rank 0 runs, as it sent it: every node executes one plan, whatever this
+    // rank would have built (model/run/plan_json.hpp checks it as any plan file).
+    if (!welcome.contains("plan"))
+      throw std::runtime_error("the coordinator at " + m.host + ":" + std::to_string(m.port) + " sent no plan");
+    const SyncPlan sent = plan_from_json(welcome["plan"], "the plan from rank 0");
+    if (sent.cluster.total_nodes() != n)
+      throw std::runtime_error("rank 0's plan has " + std::to_string(sent.cluster.total_nodes()) + " nodes, this rank's " +
+                               std::to_string(n) + ": the ranks do not run the same scenario");
+    if (run_node(sent, m.rank, fd.get(), net::local_address(fd.get()), no) != 0)
       throw std::runtime_error("live node " + std::to_string(m.rank) + " failed (the coordinator says why)");
     return run;
   }
@@ -58,6 +69,7 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
   if (n > 1) listener = net::listen_tcp(m.host, port);
   std::vector<net::Fd> ctrl(static_cast<std::size_t>(n));
   Children kids;
+  const nlohmann::json welcome = {{"type", "welcome"}, {"plan", plan_to_json(plan)}};
   ctrl[0] = spawn_node(plan, 0, m.host, no, [&] {
     if (listener) ::close(listener.get());
   }, kids);
@@ -78,7 +90,7 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
     if (hello.value("seq", -1L) != seq) continue;  // a rank still on an earlier plan: closed, it retries
     if (hello.value("type", "") != "rank" || r < 1 || r >= n || ctrl[std::size_t(r)])
       throw std::runtime_error("a connection to the coordinator gave a bad or repeated rank (" + std::to_string(r) + ")");
-    net::send_json(c.get(), {{"type", "welcome"}});
+    net::send_json(c.get(), welcome);
     ctrl[std::size_t(r)] = std::move(c);
     ++joined;
   }

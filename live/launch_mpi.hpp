@@ -3,8 +3,9 @@
 // meet at a coordinator address that rank 0 listens on; the data goes over possim's own
 // TCP connections between the nodes, as Poseidon's does. Every rank runs the same command
 // (`mpirun -np N possim run SCENARIO --engine live --coordinator HOST:PORT`), so every rank
-// builds the same plans in the same order: for each, rank 0 coordinates and runs node 0 in
-// a child process, ranks 1..n-1 serve as nodes 1..n-1 and ranks from n on sit it out.
+// walks the same points in the same order: for each, rank 0 coordinates, runs node 0 in a
+// child process and sends its plan (as JSON) to ranks 1..n-1, which serve as nodes
+// 1..n-1 running that plan, not their own; ranks from n on sit it out.
 #pragma once
 #include <string>
 

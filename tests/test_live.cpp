@@ -3,6 +3,7 @@
 // exactly the bytes the plan says; a node that dies ends the run at once, naming it, and
 // nothing (process, namespace) is left behind.
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "fixtures.hpp"
 #include "model/run/breakdown.hpp"
 #include "live/emulated.hpp"
+#include "live/launch_mpi.hpp"
 #include "live/live_engine.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/plan/network_scale.hpp"
@@ -363,6 +365,41 @@ TEST_CASE("mpirun -np 4 runs a live scenario on loopback: rank r is node r, rank
     CHECK(l["iteration_s"].get<double>() > 0);
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("under mpirun, ranks run the plan rank 0 sends them, not one of their own", "[live][mpi]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  // Rank 0 runs ring all-reduce; rank 1 was handed a PS plan of the same two nodes. Were
+  // rank 1 to run its own, its node would speak a plan the coordinator does not know.
+  const SyncPlan ring = make_plan("allreduce", request(net, prof, 2, 10, 32, 2));
+  const SyncPlan ps = make_plan("ps", request(net, prof, 2, 10, 32, 2));
+  REQUIRE(ring.tasks.size() != ps.tasks.size());
+  live::LaunchOptions o;
+  o.netns = false;
+  live::MpiRank m;
+  m.size = 2;
+  m.host = "127.0.0.1";
+  m.port = 20000 + int((::getpid() + 7919) % 20000);
+  const pid_t rank1 = ::fork();
+  REQUIRE(rank1 >= 0);
+  if (rank1 == 0) {
+    int status = 1;
+    try {
+      live::MpiRank r1 = m;
+      r1.rank = 1;
+      const live::LiveRun run = live::run_rank(ps, o, r1, 0);
+      status = run.reports.empty() ? 0 : 1;
+    } catch (...) {
+    }
+    ::_exit(status);
+  }
+  const live::LiveRun run = live::run_rank(ring, o, m, 0);
+  int status = -1;
+  ::waitpid(rank1, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  REQUIRE(run.reports.size() == 2);  // both nodes reported on the ring's plan
 }
 
 TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of SimGrid's "
