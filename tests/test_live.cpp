@@ -22,6 +22,7 @@
 #include "live/live_engine.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/plan/network_scale.hpp"
+#include "model/run/plan_json.hpp"
 #include "model/plan/time_dilation.hpp"
 #include "net/netns.hpp"
 #include "processes.hpp"
@@ -365,6 +366,20 @@ TEST_CASE("mpirun -np 4 runs a live scenario on loopback: rank r is node r, rank
     CHECK(l["iteration_s"].get<double>() > 0);
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("the live engine runs a golden plan (tests/golden/serial_copies) in its hand-worked time, no faster",
+          "[live][golden]") {
+  // One node, nothing on the network: the emulated GPU and PCIe alone. A timer on a shared
+  // machine wakes late, never early.
+  const SyncPlan plan = load_plan(std::string(POSSIM_TESTS_DIR) + "/golden/serial_copies.plan.json");
+  const double expected = nlohmann::json::parse(slurp(fs::path(POSSIM_TESTS_DIR) / "golden" / "serial_copies.expect.json"))
+                              .at("iteration_s");
+  live::LiveOptions o;
+  o.launch.netns = false;
+  const Result r = live::LiveEngine(o).run(plan, {});
+  CHECK(r.iteration_s >= expected * 0.999);
+  CHECK(r.iteration_s <= expected * 1.25 + 5e-3);
 }
 
 TEST_CASE("under mpirun, ranks run the plan rank 0 sends them, not one of their own", "[live][mpi]") {

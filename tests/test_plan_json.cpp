@@ -5,6 +5,8 @@
 // with possim run.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "fixtures.hpp"
@@ -53,32 +55,90 @@ TEST_CASE("plan JSON: every strategy's plan survives the round trip and runs the
     }
 }
 
-TEST_CASE("golden plans: every predicting engine runs each in the time worked out by hand", "[plan_json][golden]") {
-  // serial_copies: one node, nothing shared: forward + backward + two copies, each
-  // PCIe latency + bytes / PCIe rate.
-  {
-    const SyncPlan p = load_plan((kGolden / "serial_copies.plan.json").string());
-    const Task &f = p.tasks[0], &b = p.tasks[1], &d2h = p.tasks[2], &h2d = p.tasks[3];
-    const double copy = [&](const Task& t) { return p.rates.pcie_latency_s + t.bytes / p.rates.pcie_bytes_per_s; }(d2h) +
-                        (p.rates.pcie_latency_s + h2d.bytes / p.rates.pcie_bytes_per_s);
-    const double expected = f.duration_s + b.duration_s + copy;
-    CHECK(expected == Approx(0.03202).epsilon(1e-12));  // the file's comment
-    for (const std::string& engine : predicting_engines()) {
-      INFO(engine);
-      CHECK(make_engine(engine, EngineRequest{})->run(p, {}).iteration_s == Approx(expected).epsilon(1e-9));
-    }
+namespace {
+
+// A golden plan's expectation (NAME.expect.json beside NAME.plan.json), as SimGrid's .tesh
+// files hold their examples' output.
+struct Expected {
+  double iteration_s = 0;
+  struct Event {
+    std::string step;
+    int worker = 0;
+    double start_s = 0, duration_s = 0;
+  };
+  std::vector<Event> timeline;
+};
+
+Expected expected(const std::string& name) {
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(kGolden / (name + ".expect.json")));
+  Expected e;
+  e.iteration_s = j.at("iteration_s");
+  for (const auto& ev : j.at("timeline"))
+    e.timeline.push_back({ev.at("step"), ev.at("worker"), ev.at("start_s"), ev.at("duration_s")});
+  return e;
+}
+
+std::vector<std::string> golden_names() {
+  std::vector<std::string> names;
+  for (const auto& f : fs::directory_iterator(kGolden)) {
+    const std::string n = f.path().filename().string();
+    const std::string suffix = ".plan.json";
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      names.push_back(n.substr(0, n.size() - suffix.size()));
   }
-  // two_node_ring: a ring all-reduce of B bytes over P = 2 nodes is 2(P-1) rounds, each
-  // node sending B/P at once (full duplex): each round latency + (B/P) / NIC rate.
-  {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("golden plans: each expectation is the hand calculation from the plan's own numbers", "[plan_json][golden]") {
+  REQUIRE(golden_names() == std::vector<std::string>{"serial_copies", "two_node_ps", "two_node_ring"});
+  {  // one node, nothing shared: forward, backward, two copies of PCIe latency + bytes / rate
+    const SyncPlan p = load_plan((kGolden / "serial_copies.plan.json").string());
+    const auto copy = [&](const Task& t) { return p.rates.pcie_latency_s + t.bytes / p.rates.pcie_bytes_per_s; };
+    const double f = p.tasks[0].duration_s, b = p.tasks[1].duration_s;
+    CHECK(expected("serial_copies").iteration_s == Approx(f + b + copy(p.tasks[2]) + copy(p.tasks[3])).epsilon(1e-12));
+  }
+  {  // ring all-reduce of B over P nodes: 2(P-1) rounds of B/P, every node sending at once
     const SyncPlan p = load_plan((kGolden / "two_node_ring.plan.json").string());
     const double P = p.workers, B = p.tasks[2].bytes;
     const double ring = 2 * (P - 1) * (p.rates.latency_s + B / P / p.nic_bytes_per_s());
-    const double expected = p.tasks[0].duration_s + p.tasks[1].duration_s + ring;
-    CHECK(expected == Approx(0.0402).epsilon(1e-12));  // the file's comment
+    const Expected e = expected("two_node_ring");
+    CHECK(e.iteration_s == Approx(p.tasks[0].duration_s + p.tasks[1].duration_s + ring).epsilon(1e-12));
+    CHECK(e.timeline.back().duration_s == Approx(ring).epsilon(1e-12));
+  }
+  {  // PS over P colocated shards: each node sends (and receives) the P-1 slices not its own;
+     // each shard applies P workers' updates of its slice
+    const SyncPlan p = load_plan((kGolden / "two_node_ps.plan.json").string());
+    const double P = p.workers, slice = p.tensors[0].slices[0].bytes;
+    const double flow = p.rates.latency_s + (P - 1) * slice / p.nic_bytes_per_s();
+    const double apply = P * slice / p.rates.server_apply_bytes_per_s;
+    const Expected e = expected("two_node_ps");
+    CHECK(e.iteration_s == Approx(p.tasks[0].duration_s + p.tasks[1].duration_s + flow + apply + flow).epsilon(1e-12));
+    CHECK(e.timeline[3].duration_s == Approx(apply).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("golden plans: every predicting engine reproduces each plan's iteration and timeline", "[plan_json][golden]") {
+  for (const std::string& name : golden_names()) {
+    const SyncPlan p = load_plan((kGolden / (name + ".plan.json")).string());
+    const Expected e = expected(name);
     for (const std::string& engine : predicting_engines()) {
-      INFO(engine);
-      CHECK(make_engine(engine, EngineRequest{})->run(p, {}).iteration_s == Approx(expected).epsilon(1e-9));
+      INFO(name << " on " << engine);
+      RunOptions opt;
+      opt.timeline = true;
+      const Result r = make_engine(engine, EngineRequest{})->run(p, opt);
+      CHECK(r.iteration_s == Approx(e.iteration_s).epsilon(1e-9));
+      const double start = r.iteration_end_s.at(0);  // the second iteration's
+      for (const Expected::Event& x : e.timeline) {
+        INFO(x.step << " of worker " << x.worker);
+        const bool found = std::any_of(r.timeline.begin(), r.timeline.end(), [&](const TimelineEvent& ev) {
+          return ev.iteration == 1 && ev.category == x.step && ev.worker == x.worker &&
+                 std::abs(ev.start_s - start - x.start_s) < 1e-9 && std::abs(ev.duration_s - x.duration_s) < 1e-9;
+        });
+        CHECK(found);
+      }
     }
   }
 }
