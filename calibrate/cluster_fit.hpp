@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "calibrate/fit.hpp"
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 #include "model/run/engine.hpp"
 #include "model/input/profile.hpp"
 

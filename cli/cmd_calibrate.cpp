@@ -16,7 +16,7 @@
 #include "calibrate/exchange/exchange.hpp"
 #include "calibrate/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 #include "calibrate/profile_json.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"

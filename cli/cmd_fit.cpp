@@ -81,7 +81,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   if (name.empty()) name = std::filesystem::path(out).stem().string();
   const std::unique_ptr<Engine> engine = make_engine(engine_name, engine_request());
 
-  const cal::MeasurementSet m = load_measurement_files(meas_paths, batch);
+  const MeasurementSet m = load_measurement_files(meas_paths, batch);
   const Profile base = load_profile(base_ref, ".");
   cal::ClusterFitOptions opt;
   opt.engine = engine.get();
@@ -109,7 +109,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   }
   opt.cluster.latency_s = latency_us * 1e-6;
   opt.cluster.server_shards = shards;
-  cal::MeasurementSet held;
+  MeasurementSet held;
   if (!predict_path.empty()) held = load_measurement_files({predict_path}, batch);
 
   cal::ClusterFit f = cal::fit_cluster(base, m, opt);

@@ -67,7 +67,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   if (!(latency_us >= 0 && latency_us <= 1e6))
     throw InputError("--latency-us", "", "is not in range", "microseconds in [0, 1e6]");
   const std::unique_ptr<Engine> engine = make_engine(engine_name, engine_request());
-  const cal::MeasurementSet m = load_measurement_files(paths, batch);
+  const MeasurementSet m = load_measurement_files(paths, batch);
   const Profile profile = load_profile(profile_ref, ".");
   cal::ClusterAssumptions a;
   a.latency_s = latency_us * 1e-6;

@@ -12,10 +12,10 @@ namespace possim::cli {
 
 namespace cal = possim::calibrate;
 
-calibrate::MeasurementSet load_measurement_files(const std::vector<std::string>& paths, int batch) {
-  cal::MeasurementSet all;
+MeasurementSet load_measurement_files(const std::vector<std::string>& paths, int batch) {
+  MeasurementSet all;
   for (const auto& path : paths) {
-    cal::MeasurementSet m = cal::load_measurements(path, batch);
+    MeasurementSet m = load_measurements(path, batch);
     all.path += (all.path.empty() ? "" : " + ") + m.path;
     for (auto& p : m.points) all.points.push_back(std::move(p));
     for (auto& [k, v] : m.networks) all.networks.emplace(k, std::move(v));
@@ -25,7 +25,7 @@ calibrate::MeasurementSet load_measurement_files(const std::vector<std::string>&
 
 namespace {
 
-std::string unit(const cal::MeasurementPoint& p) {
+std::string unit(const MeasurementPoint& p) {
   if (p.measured_as == "images_per_s") return " img/s";
   if (p.measured_as == "speedup") return "x";
   return " s";
@@ -37,7 +37,7 @@ void print_points(std::ostream& out, const std::vector<cal::PointResult>& points
   Table t({"point", "model", "strategy", "stack", "nodes", "Gbit/s", "measured", "predicted",
            "error"});
   for (const auto& r : points) {
-    const cal::MeasurementPoint& p = r.point;
+    const MeasurementPoint& p = r.point;
     t.add({p.where, p.model, p.strategy, p.stack.empty() ? "default" : p.stack,
            std::to_string(p.nodes), fixed(p.nic_gbps, 1), g4(p.measured_value) + unit(p),
            g4(p.in_measured_unit(r.predicted_s)) + unit(p), fixed(100 * r.residual, 2) + "%"});

@@ -8,12 +8,12 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/fit_report.hpp"
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 
 namespace possim::cli {
 
 // Several measurement files as one set (points in file order).
-calibrate::MeasurementSet load_measurement_files(const std::vector<std::string>& paths, int batch);
+MeasurementSet load_measurement_files(const std::vector<std::string>& paths, int batch);
 
 // One row per point: where, model, strategy, stack, nodes, Gbit/s, measured, predicted, error.
 void print_points(std::ostream& out, const std::vector<calibrate::PointResult>& points);

@@ -34,7 +34,6 @@ set(exceptions
   "model/workload>model/plan"     # network.cpp uses the Cluster
   "model/run>model/trace"         # RunOptions holds a WorkerSelection
   "live>calibrate"                # real-kernel compute uses the kernel backends: a kernels/ library
-  "report>calibrate"              # the measured-points figure reads measurement files: parse them in model/input
 )
 
 set(folders ${model_all} net sim calibrate live engines report cli)

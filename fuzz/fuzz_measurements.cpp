@@ -1,9 +1,9 @@
 // Fuzz target: `possim calibrate fit` measurements, CSV or JSON (parse_measurements).
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 #include "fuzz/harness.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return possim::fuzz::run_one(data, size, [](const std::string& text) {
-    possim::calibrate::parse_measurements(text, "fuzz.csv", POSSIM_FUZZ_DATA_DIR, 32);
+    possim::parse_measurements(text, "fuzz.csv", POSSIM_FUZZ_DATA_DIR, 32);
   });
 }

@@ -38,7 +38,7 @@ void add_min_bandwidth_figures(const ReportInputs& in, std::size_t max_per_kind,
 // Measured points beside the predictions among the results for the same model, strategy,
 // nodes, GPUs per node, batch and bandwidth; a point with no prediction has predicted = 0.
 struct MeasuredMatch {
-  const calibrate::MeasurementPoint* measured = nullptr;
+  const MeasurementPoint* measured = nullptr;
   const ReportPoint* predicted = nullptr;  // null: no result for this point
   double measured_images_per_s = 0, predicted_images_per_s = 0;
   double error = 0;  // predicted / measured - 1 in the unit measured (as `possim validate`)

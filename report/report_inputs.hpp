@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 #include "model/run/result.hpp"
 
 namespace possim::report {
@@ -29,7 +29,7 @@ struct ReportInputs {
   std::vector<ResultsFile> files;
   std::vector<ReportPoint> points;
   std::set<std::string> engines;       // of all points
-  calibrate::MeasurementSet measured;  // empty without measurement files
+  MeasurementSet measured;  // empty without measurement files
 };
 
 // Reads and checks each results file (regular file within limits, JSON within the nesting

@@ -15,7 +15,7 @@
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/fit.hpp"
 #include "calibrate/line_fit.hpp"
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"

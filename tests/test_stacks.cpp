@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/run/breakdown.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -189,7 +189,7 @@ TEST_CASE("a scenario picks a stack per strategy, and names what it does not kno
 }
 
 TEST_CASE("measurements in images/s or as a speedup become iteration times", "[stacks][fit]") {
-  using namespace possim::calibrate;
+  using namespace possim;
   const MeasurementSet m = parse_measurements(
       "model,strategy,nodes,nic_gbps,batch,stack,iteration_s,images_per_s,speedup,reference_images_per_s\n"
       "alexnet,ps,1,40,32,,,20,,\n"

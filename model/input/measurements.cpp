@@ -1,4 +1,4 @@
-#include "calibrate/measurements.hpp"
+#include "model/input/measurements.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@
 #include "model/input/text.hpp"
 #include "model/strategies/strategy.hpp"
 
-namespace possim::calibrate {
+namespace possim {
 
 namespace {
 
@@ -307,4 +307,4 @@ std::string measurements_csv(const std::vector<MeasurementPoint>& points) {
   return s;
 }
 
-}  // namespace possim::calibrate
+}  // namespace possim

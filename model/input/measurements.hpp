@@ -24,7 +24,7 @@
 
 #include "model/workload/network.hpp"
 
-namespace possim::calibrate {
+namespace possim {
 
 struct MeasurementPoint {
   std::string model;  // as written
@@ -62,4 +62,4 @@ MeasurementSet parse_measurements(const std::string& text, const std::string& wh
 // Write points as CSV (the same format load_measurements reads).
 std::string measurements_csv(const std::vector<MeasurementPoint>& points);
 
-}  // namespace possim::calibrate
+}  // namespace possim
