@@ -32,7 +32,6 @@ set(exceptions
   "model/input>model/workload"    # the scenario resolves its model in the zoo
   "model/input>model/strategies"  # the scenario checks strategy names against the registry
   "model/workload>model/plan"     # network.cpp uses the Cluster
-  "model/run>model/trace"         # RunOptions holds a WorkerSelection
   "live>calibrate"                # real-kernel compute uses the kernel backends: a kernels/ library
 )
 

@@ -13,7 +13,7 @@
 #include "model/input/error.hpp"
 #include "model/trace/chrome_trace.hpp"
 #include "model/trace/trace_points.hpp"
-#include "model/trace/worker_selection.hpp"
+#include "model/run/worker_selection.hpp"
 #include "run_possim.hpp"
 #include "sim/simgrid_engine.hpp"
 

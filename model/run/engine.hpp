@@ -7,7 +7,7 @@
 
 #include "model/run/result.hpp"
 #include "model/plan/sync_plan.hpp"
-#include "model/trace/worker_selection.hpp"
+#include "model/run/worker_selection.hpp"
 
 namespace possim {
 

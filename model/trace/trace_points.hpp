@@ -8,7 +8,7 @@
 #include "model/input/scenario.hpp"
 #include "model/run/sweep.hpp"
 #include "model/trace/chrome_trace.hpp"
-#include "model/trace/worker_selection.hpp"
+#include "model/run/worker_selection.hpp"
 
 namespace possim {
 

@@ -1,4 +1,4 @@
-#include "model/trace/worker_selection.hpp"
+#include "model/run/worker_selection.hpp"
 
 #include <algorithm>
 #include <climits>
