@@ -152,12 +152,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (!parse("sweep", args, desc, pos, vm, "SWEEP [--engine E] [--out DIR] [--shard I/N]\n       possim sweep merge DIR... [--out DIR]"))
     return 0;
 
-  if (!engine_named(engine_name).capabilities.runs_sweeps) {
-    std::string sweeping;
-    for (const EngineInfo& e : registered_engines())
-      if (e.capabilities.runs_sweeps) sweeping += (sweeping.empty() ? "" : " or ") + e.name;
-    throw InputError("--engine", engine_name + " does not run sweeps", sweeping);
-  }
+  if (!engine_named(engine_name).capabilities.runs_sweeps)
+    throw InputError("--engine", engine_name + " does not run sweeps",
+                     engine_choices([](const EngineCapabilities& c) { return c.runs_sweeps; }));
   EngineRequest request = engine_request();
   request.all_iterations = all_iterations;
   const auto engine = make_engine(engine_name, request);

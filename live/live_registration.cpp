@@ -29,12 +29,9 @@ MpiRank coordinator_address(const std::string& coordinator) {
 }
 
 std::unique_ptr<Engine> make(const EngineRequest& q) {
-  if (q.scenario == nullptr) {
-    std::string others;
-    for (const EngineInfo& e : registered_engines())
-      if (!e.capabilities.measures) others += (others.empty() ? "" : " or ") + e.name;
-    throw InputError("--engine", "live is not available for this command", others);
-  }
+  if (q.scenario == nullptr)
+    throw InputError("--engine", "live is not available for this command",
+                     engine_choices([](const EngineCapabilities& c) { return !c.measures; }));
   const Scenario& s = *q.scenario;
   const LiveSettings live = live_settings(s);
   LiveOptions o;

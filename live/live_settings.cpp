@@ -1,7 +1,5 @@
 #include "live/live_settings.hpp"
 
-#include <algorithm>
-
 namespace possim::live {
 
 namespace {
@@ -9,15 +7,6 @@ namespace {
 using json = nlohmann::json;
 
 std::string field(const char* name) { return std::string(kSettingsSection) + "." + name; }
-
-std::string choice(const json_check::Reader& r, const json& v, const std::string& path,
-                   const json_check::Names& options) {
-  const std::string expected = "one of " + json_check::list(options);
-  const std::string s = r.text(v, path, expected);
-  if (std::find(options.begin(), options.end(), s) == options.end())
-    r.fail(path, "'" + json_check::quoted(s) + "' is not allowed" + json_check::did_you_mean(s, options), expected);
-  return s;
-}
 
 }  // namespace
 
@@ -34,19 +23,19 @@ LiveSettings read_live_settings(const json& v, const json_check::Reader& r) {
   if (v.contains("time_dilation")) {
     const json& d = v["time_dilation"];
     if (d.is_string())
-      s.time_dilation = choice(r, d, field("time_dilation"), {"auto"}) == "auto" ? 0 : 1;
+      s.time_dilation = r.choice(d, field("time_dilation"), {"auto"}) == "auto" ? 0 : 1;
     else
       s.time_dilation = r.number(d, field("time_dilation"), 1, 1000,
                                  "\"auto\" or a factor in [1, 1000] slowing down what the run emulates");
   }
-  if (v.contains("links")) s.netns = choice(r, v["links"], field("links"), {"netns", "loopback"}) == "netns";
+  if (v.contains("links")) s.netns = r.choice(v["links"], field("links"), {"netns", "loopback"}) == "netns";
   if (v.contains("compute")) {
-    const std::string c = choice(r, v["compute"], field("compute"), {"emulated", "arithmetic", "kernels"});
+    const std::string c = r.choice(v["compute"], field("compute"), {"emulated", "arithmetic", "kernels"});
     s.arithmetic = c == "arithmetic";
     s.kernels = c == "kernels";
   }
   if (v.contains("kernel_backend")) {
-    s.kernel_backend = choice(r, v["kernel_backend"], field("kernel_backend"), {"gpu", "cpu"});
+    s.kernel_backend = r.choice(v["kernel_backend"], field("kernel_backend"), {"gpu", "cpu"});
     if (!s.kernels)
       r.fail(field("kernel_backend"), "is only read with \"compute\": \"kernels\"",
              "\"compute\": \"kernels\", or no kernel_backend");

@@ -117,6 +117,14 @@ void Reader::only_known(const json& obj, const std::string& path, const Names& k
            "one of " + list(known));
 }
 
+std::string Reader::choice(const json& v, const std::string& path, const Names& options) const {
+  const std::string expected = "one of " + list(options);
+  const std::string s = text(v, path, expected);
+  if (std::find(options.begin(), options.end(), s) == options.end())
+    fail(path, "'" + quoted(s) + "' is not allowed" + did_you_mean(s, options), expected);
+  return s;
+}
+
 const json& Reader::require(const json& obj, const std::string& path, const char* key,
                             const std::string& expected) const {
   auto it = obj.find(key);

@@ -82,6 +82,9 @@ class Reader {
   std::string label(const nlohmann::json& v, const std::string& path, std::size_t max_bytes,
                     const std::string& expected) const;
 
+  // A string from `options`; else "'x' is not allowed; did you mean ...".
+  std::string choice(const nlohmann::json& v, const std::string& path, const Names& options) const;
+
   // A boolean.
   bool boolean(const nlohmann::json& v, const std::string& path, const std::string& expected) const;
 

@@ -65,14 +65,6 @@ class Reader : public json_check::Reader {
     only_known(v, path, known);
   }
 
-  std::string choice(const json& v, const std::string& path, const Names& options) const {
-    const std::string expected = "one of " + list(options);
-    const std::string s = text(v, path, expected);
-    if (std::find(options.begin(), options.end(), s) == options.end())
-      fail(path, "'" + quoted(s) + "' is not allowed" + did_you_mean(s, options), expected);
-    return s;
-  }
-
   // A sweep axis: one value or a non-empty list of distinct values.
   template <class T, class One>
   std::vector<T> sweep(const json& v, const std::string& path, const std::string& expected,

@@ -71,11 +71,12 @@ std::string engine_summaries() {
   return s;
 }
 
-std::string engine_choices() {
-  const auto& all = registered_engines();
+std::string engine_choices(const std::function<bool(const EngineCapabilities&)>& which) {
+  std::vector<std::string> names;
+  for (const EngineInfo& e : registered_engines())
+    if (!which || which(e.capabilities)) names.push_back(e.name);
   std::string s;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    s += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i].name;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return s;
 }
 
@@ -92,12 +93,9 @@ std::unique_ptr<Engine> make_engine(const std::string& name, const EngineRequest
     throw InputError("--network-solver", "", "unknown solver '" + request.network_solver.substr(0, 64) + "'",
                      "star (possim's, the default) or lmm (SimGrid's own, for checking)");
   const EngineInfo& e = engine_named(name);
-  if (!request.coordinator.empty() && !e.capabilities.meets_ranks) {
-    std::string which;
-    for (const EngineInfo& o : registered_engines())
-      if (o.capabilities.meets_ranks) which += (which.empty() ? "--engine " : " or --engine ") + o.name;
-    throw InputError("--coordinator", "", "only a live run has ranks to meet", which);
-  }
+  if (!request.coordinator.empty() && !e.capabilities.meets_ranks)
+    throw InputError("--coordinator", "", "only a live run has ranks to meet",
+                     "--engine " + engine_choices([](const EngineCapabilities& c) { return c.meets_ranks; }));
   return e.make(request);
 }
 

@@ -82,8 +82,9 @@ const EngineInfo& engine_named(const std::string& name, const std::string& optio
 const std::string& default_engine();
 // "simgrid (contention, discrete-event), analytic (closed form), ..." for --help.
 std::string engine_summaries();
-// The registered names joined by ", " and a last " or ".
-std::string engine_choices();
+// The registered names (those whose capabilities pass `which`, when given) joined by ", "
+// and a last " or ": what an error expects instead.
+std::string engine_choices(const std::function<bool(const EngineCapabilities&)>& which = nullptr);
 
 // The engines that predict (do not measure), those that simulate contention (not closed
 // form) first, otherwise in registration order: whose results a figure prefers.

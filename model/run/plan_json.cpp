@@ -1,5 +1,6 @@
 #include "model/run/plan_json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -42,11 +43,8 @@ template <class E, std::size_t N>
 E pick(const Reader& r, const json& v, const std::string& path, const std::array<E, N>& values) {
   json_check::Names names;
   for (E e : values) names.push_back(to_string(e));
-  const std::string expected = "one of " + json_check::list(names);
-  const std::string s = r.text(v, path, expected);
-  for (E e : values)
-    if (s == to_string(e)) return e;
-  r.fail(path, "'" + json_check::quoted(s) + "' is not allowed" + json_check::did_you_mean(s, names), expected);
+  const std::string s = r.choice(v, path, names);
+  return values[std::size_t(std::find(names.begin(), names.end(), s) - names.begin())];
 }
 
 const std::array<Scope, 3> kScopes = {Scope::worker, Scope::shard, Scope::cluster};
@@ -60,16 +58,11 @@ const std::array<CollectiveKind, 2> kCollectives = {CollectiveKind::ring, Collec
 const std::array<ServerPlacement, 2> kPlacements = {ServerPlacement::colocated, ServerPlacement::dedicated};
 const std::array<Consistency, 2> kConsistency = {Consistency::bsp, Consistency::ssp};
 
-template <std::size_t N>
-std::array<Step, N> steps() {
-  std::array<Step, N> a{};
-  for (std::size_t i = 0; i < N; ++i) a[i] = Step(i);
-  return a;
-}
-template <std::size_t N>
-std::array<Resource, N> resource_values() {
-  std::array<Resource, N> a{};
-  for (std::size_t i = 0; i < N; ++i) a[i] = Resource(i);
+// Every value of an enum whose values are 0..N-1.
+template <class E, std::size_t N>
+std::array<E, N> enum_values() {
+  std::array<E, N> a{};
+  for (std::size_t i = 0; i < N; ++i) a[i] = E(i);
   return a;
 }
 
@@ -100,8 +93,8 @@ Task read_task(const Reader& r, const json& v, const std::string& at, std::size_
   r.only_known(v, at, {"step", "resource", "scope", "gpus", "carries", "dtype", "label", "layer", "duration_s", "bytes",
                        "pattern", "collective", "chunks", "tensor", "scale", "deps"});
   Task t;
-  t.step = pick(r, r.require(v, at, "step", "a step"), join(at, "step"), steps<kSteps>());
-  t.resource = v.contains("resource") ? pick(r, v["resource"], join(at, "resource"), resource_values<kResources>())
+  t.step = pick(r, r.require(v, at, "step", "a step"), join(at, "step"), (enum_values<Step, kSteps>()));
+  t.resource = v.contains("resource") ? pick(r, v["resource"], join(at, "resource"), (enum_values<Resource, kResources>()))
                                       : resource_of(t.step);
   t.scope = v.contains("scope") ? pick(r, v["scope"], join(at, "scope"), kScopes) : info(t.resource).scope;
   if (v.contains("gpus")) t.gpus = pick(r, v["gpus"], join(at, "gpus"), kGpuSets);

@@ -116,9 +116,7 @@ SweepManifest read_manifest(const std::string& path) {
   SweepManifest m;
   m.name = r.text(r.require(j, "", "name", "the sweep's name"), "name", "the sweep's name");
   if (!safe_name(m.name)) r.fail("name", "'" + json_check::quoted(m.name) + "' cannot be a folder name", "a safe name");
-  std::string sweeping;  // the engines that run sweeps
-  for (const EngineInfo& e : registered_engines())
-    if (e.capabilities.runs_sweeps) sweeping += (sweeping.empty() ? "" : " or ") + e.name;
+  const std::string sweeping = engine_choices([](const EngineCapabilities& c) { return c.runs_sweeps; });
   m.engine = r.text(r.require(j, "", "engine", sweeping), "engine", sweeping);
   if (!capabilities_of(m.engine).runs_sweeps)
     r.fail("engine", "'" + json_check::quoted(m.engine) + "' is not an engine that runs sweeps", sweeping);
