@@ -35,6 +35,7 @@ LiveRun run_local(const SyncPlan& plan, const LaunchOptions& opt) {
     no.rate_gbit = plan.line_rate_gbps();
     no.mtu = opt.mtu;
     no.queue_latency_ms = opt.queue_ms;
+    no.burst_bytes = opt.burst_bytes;
     cluster = std::make_unique<net::NetnsCluster>(no);
     for (int i = 0; i < n; ++i) address[std::size_t(i)] = cluster->node_address(i);
     run.tc_commands = cluster->commands();

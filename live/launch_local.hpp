@@ -30,6 +30,10 @@ struct LaunchOptions {
   // fluid sharing assumes. A shallow one (2 ms) shows TCP incast: losses, retransmission
   // timeouts of 200 ms, and PS up to 40% slower than predicted (reports/validation/).
   double queue_ms = 50;
+  // The shaper's token bucket (tc tbf burst), bytes; 0: 4 ms of the line rate, which lets
+  // tbf hold fast rates on a loaded machine's timers, and sends a flow shorter than that
+  // at veth speed after an idle link has refilled its bucket.
+  double burst_bytes = 0;
   double stall_timeout_s = 30;  // no message from any node for this long ends the run
   double connect_timeout_s = 30;
   std::function<void(const std::string&)> progress;

@@ -17,7 +17,7 @@
 #include "live/kernel_stream.hpp"
 #include "live/mesh.hpp"
 #include "model/plan/collective.hpp"
-#include "model/plan/instance_graph.hpp"
+#include "model/run/executor_core.hpp"
 #include "net/wire.hpp"
 
 namespace possim::live {
@@ -26,32 +26,31 @@ namespace {
 
 using nlohmann::json;
 
-struct Record {
-  double ready_s = -1, start_s = -1, end_s = -1;
-  std::int64_t queued_behind = -1;
-  float slowdown = 1;
-};
-
-class Node {
+// A node is the shared executor core's live binding (model/run/executor_core.hpp): the core
+// releases its instances and records their times; the node runs each on an emulated
+// resource, real kernels or real sockets, and tells its peers what they wait for.
+class Node final : public ExecutorBackend {
  public:
   Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address, const NodeOptions& opt);
-  ~Node() { shutdown(); }
+  ~Node() override { shutdown(); }
   int run();
 
  private:
   using Key = std::tuple<int, std::uint32_t, int, int>;  // iteration, task, stream, peer worker
 
-  std::size_t id(const Instance& in) const { return graph_.index(in); }
-  bool owns(const Instance& in) const;
+  std::size_t id(const Instance& in) const { return core_.id(in); }
+  const InstanceGraph& graph() const { return core_.graph(); }
   int node_of(const Instance& in) const;
   std::vector<int> notify_targets(const Instance& in) const;
-  void launch(const Instance& in);  // under mu_, as every method below but on_frame
-  // at_s: when it completed (an emulated task: when it was due; else now). Dependents it
-  // releases are ready from then (cause_s_).
-  void complete(const Instance& in, double at_s = -1);
-  void part_done(const Instance& in, double at_s = -1);
-  // Marks `in` done in the graph; false (and the run's error set) if it was already.
-  bool mark_done(const Instance& in);
+
+  // The binding (ExecutorBackend), called under mu_ as every method below but on_frame.
+  double now() const override { return now_s(); }
+  void occupy(ExecutorCore& core, const Instance& in) override;
+  void transfer(ExecutorCore& core, const Instance& in) override;
+  bool owns(const Instance& in) const override;
+  bool completed(const Instance& in, double at_s) override;
+  void fault(const std::string& what) override;
+
   void send_flow(int dst, const Instance& in, int part, const Flow& f);
   void launch_collective(const Instance& in);
   // Sends round `round` of a channel, and counts the receives it expects.
@@ -83,7 +82,6 @@ class Node {
   const int ctrl_fd_;
   const std::string address_;
   NodeOptions opt_;
-  InstanceGraph graph_;
   const std::vector<std::vector<Dep>> dependents_;
   Mesh mesh_;
   int gpus_ = 1;
@@ -91,8 +89,7 @@ class Node {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<int> left_;
-  std::vector<Record> rec_;
+  ExecutorCore core_;  // release, dispatch, parts, each instance's times
   std::vector<int> owned_left_;  // per iteration
   std::size_t owned_total_left_ = 0;
   std::vector<std::int64_t> gpu_last_;
@@ -109,11 +106,6 @@ class Node {
   std::map<std::pair<int, std::uint32_t>, std::vector<Channel>> collectives_;
   std::string error_;
   bool stop_ = false;
-  // When what is being handled now happened: instances it releases are ready from then.
-  // An emulated GPU kernel that ends releases the next one from its due end, not from when
-  // its thread woke: a CUDA stream runs queued kernels back to back, and a late wake-up
-  // must not add to every kernel of a chain (GoogLeNet: 284 kernels an iteration).
-  double cause_s_ = 0;
   std::mutex ctrl_mu_;
   // The coordinator's channel broke (it died, or closed it): the node has no one to report
   // to and ends quietly. Set by ctrl() from any thread, with or without mu_ held.
@@ -136,18 +128,16 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
       ctrl_fd_(ctrl_fd),
       address_(address),
       opt_(opt),
-      graph_(plan),
       dependents_(template_dependents(plan)),
-      mesh_(me, plan.cluster.total_nodes(), address, opt.arithmetic.enabled()) {
+      mesh_(me, plan.cluster.total_nodes(), address, opt.arithmetic.enabled()),
+      core_(plan, *this) {
   if (opt.arithmetic.enabled()) math_ = std::make_unique<arith::NodeMath>(plan, opt.arithmetic, me);
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
   worker_ = me < plan.workers;
-  left_.assign(graph_.size(), 0);
-  rec_.resize(graph_.size());
-  owned_left_.assign(std::size_t(graph_.iterations()), 0);
-  for (int t = 0; t < graph_.iterations(); ++t)
+  owned_left_.assign(std::size_t(graph().iterations()), 0);
+  for (int t = 0; t < graph().iterations(); ++t)
     for (std::uint32_t task = 0; task < plan.tasks.size(); ++task)
-      for (int who = 0; who < graph_.instances_of(task); ++who)
+      for (int who = 0; who < graph().instances_of(task); ++who)
         if (owns(Instance{t, task, who})) {
           ++owned_left_[std::size_t(t)];
           ++owned_total_left_;
@@ -234,33 +224,36 @@ void Node::ctrl(const json& j) {
   }
 }
 
-void Node::launch(const Instance& in) {
-  const std::size_t i = id(in);
+// The plan's resources bound to this node's emulated resources, kernel streams and sockets.
+void Node::occupy(ExecutorCore& core, const Instance& in) {
   const Task& task = plan_.tasks[in.task];
-  Record& rec = rec_[i];
-  rec.ready_s = rec.start_s = cause_s_;
+  InstanceTiming& rec = core.timing(in);
   switch (task.resource) {
     case Resource::gpu: {
       const int n = task.gpus == GpuSet::all ? gpus_ : 1;
       const float slow = float(plan_.stragglers.slowdown[std::size_t(in.t)][std::size_t(in.who)]);
       rec.slowdown = slow;
-      left_[i] = n;
+      core.expect(in, n);
+      // Each stream says when the kernel ran; the one that finishes it last says when it
+      // started and what it queued behind.
+      auto streams_left = std::make_shared<int>(n);
       for (int g = 0; g < n; ++g) {
-        auto done = [this, in, g](double s0, double s1) {
+        auto done = [this, in, g, streams_left](double s0, double s1) {
           std::lock_guard<std::mutex> lock(mu_);
           if (stop_) return;
           const std::size_t k = id(in);
           const std::int64_t before = gpu_last_[std::size_t(g)];
           gpu_last_[std::size_t(g)] = std::int64_t(k);
           if (g == 0 && me_ == 0) gpu0_busy_.emplace_back(k, s0, s1);
-          if (left_[k] == 1) {  // the stream that finishes it last says what it queued behind
-            rec_[k].start_s = s0;
-            rec_[k].queued_behind = s0 > rec_[k].ready_s + 1e-4 ? before : -1;
+          if (--*streams_left == 0) {
+            InstanceTiming& x = core_.timing(in);
+            x.start_s = s0;
+            x.queued_behind = s0 > x.ready_s + 1e-4 ? before : InstanceTiming::kNone;
           }
-          part_done(in, s1);
+          core_.part_done(in, s1);
         };
         if (kernels_.empty()) {
-          gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, cause_s_, std::move(done));
+          gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, rec.ready_s, std::move(done));
           continue;
         }
         kernels_[std::size_t(g)]->submit(task, plan_.per_iteration_s, slow, std::move(done));
@@ -285,21 +278,38 @@ void Node::launch(const Instance& in) {
         delay = plan_.rates.pcie_latency_s;
       }
       if (amount <= 0) {
-        complete(in, cause_s_);
+        core.complete(in, rec.ready_s);
         return;
       }
-      left_[i] = 1;
+      core.expect(in, 1);
       r->submit(amount, delay, -1, [this, in](double, double) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!stop_) part_done(in);
+        if (!stop_) core_.part_done(in);
       });
       return;
     }
-    case Resource::network: {
-      if (task.pattern == FlowPattern::collective) {
-        launch_collective(in);
+    case Resource::none:  // every node's replica waits out the barrier's round, if any
+      if (task.duration_s <= 0) {
+        core.complete(in, rec.ready_s);
         return;
       }
+      core.expect(in, 1);
+      round_->submit(task.duration_s, 0, -1, [this, in](double, double) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!stop_) core_.part_done(in);
+      });
+      return;
+    case Resource::network: transfer(core, in); return;
+  }
+}
+
+void Node::transfer(ExecutorCore& core, const Instance& in) {
+  const Task& task = plan_.tasks[in.task];
+  if (task.pattern == FlowPattern::collective) {
+    launch_collective(in);
+    return;
+  }
+  {
       const std::vector<Flow> flows = expand_flows(plan_, task, in.who);
       int remote = 0;
       std::vector<std::pair<int, int>> local;  // (shard, slice) delivered on this host
@@ -316,25 +326,9 @@ void Node::launch(const Instance& in) {
         else
           send_flow(f.dst_node, in, int(k), f);
       }
-      left_[i] = remote;
-      for (const auto& [shard, slice] : local)
-        graph_.delivered(in, shard, slice, [this](const Instance& r) {
-          if (owns(r)) launch(r);
-        });
-      if (remote == 0) complete(in);
-      return;
-    }
-    case Resource::none:  // every node's replica waits out the barrier's round, if any
-      if (task.duration_s <= 0) {
-        complete(in, cause_s_);
-        return;
-      }
-      left_[i] = 1;
-      round_->submit(task.duration_s, 0, -1, [this, in](double, double) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!stop_) part_done(in);
-      });
-      return;
+      core.expect(in, remote);  // under mu_: no landing can be handled before this
+      for (const auto& [shard, slice] : local) core.delivered(in, shard, slice);
+      if (remote == 0) core.complete(in);
   }
 }
 
@@ -358,55 +352,35 @@ void Node::send_flow(int dst, const Instance& in, int part, const Flow& f) {
   }
 }
 
-void Node::part_done(const Instance& in, double at_s) {
-  double& end = rec_[id(in)].end_s;  // the latest part's, where parts say when they ended
-  end = std::max(end, at_s);
-  if (--left_[id(in)] == 0) complete(in, end);
-}
-
-void Node::complete(const Instance& in, double at_s) {
-  const std::size_t i = id(in);
-  const double at = at_s >= 0 ? at_s : now_s();
-  rec_[i].end_s = at;
-  if (math_ && owns(in)) {
+// Before its dependents are released: the model's arithmetic, then the peers that wait.
+bool Node::completed(const Instance& in, double) {
+  if (!owns(in)) return true;  // (cluster replicas too: every node counts its own)
+  if (math_) {
     const Task& task = plan_.tasks[in.task];
     if (task.resource == Resource::gpu) math([&] { math_->gpu_done(in); });
     if (task.pattern == FlowPattern::collective) math([&] { math_->coll_done(in); });
   }
-  if (!mark_done(in)) return;
-  const double outer = cause_s_;
-  cause_s_ = at;
-  if (owns(in)) {  // (cluster replicas too: every node counts its own)
-    for (int n : notify_targets(in)) mesh_.send(n, kControlChannel, Frame{Kind::done, in.task, in.t, in.who, 0, 0, 0, nullptr});
-    --owned_total_left_;
-    if (--owned_left_[std::size_t(in.t)] == 0) ctrl({{"type", "iteration"}, {"t", in.t}});
-    if (owned_total_left_ == 0) cv_.notify_all();
-  }
-  graph_.release_dependents(in, [this](const Instance& r) {
-    if (owns(r)) launch(r);
-  });
-  cause_s_ = outer;
+  for (int n : notify_targets(in)) mesh_.send(n, kControlChannel, Frame{Kind::done, in.task, in.t, in.who, 0, 0, 0, nullptr});
+  --owned_total_left_;
+  if (--owned_left_[std::size_t(in.t)] == 0) ctrl({{"type", "iteration"}, {"t", in.t}});
+  if (owned_total_left_ == 0) cv_.notify_all();
+  return true;
 }
 
-bool Node::mark_done(const Instance& in) {
-  try {
-    graph_.mark_complete(in);
-    return true;
-  } catch (const std::logic_error& e) {  // a bug (or a peer's): the run cannot be trusted
-    error_ = std::string("live engine: ") + e.what();
-    cv_.notify_all();
-    return false;
-  }
+// A bug (or a peer's): the run cannot be trusted.
+void Node::fault(const std::string& what) {
+  error_ = std::string("live engine: ") + what;
+  cv_.notify_all();
 }
 
 void Node::launch_collective(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
   CollectiveSchedule sched = collective_schedule(task.collective, plan_.workers, in.who, task.bytes, task.chunks);
   if (plan_.workers < 2 || sched.empty()) {
-    complete(in);
+    core_.complete(in);
     return;
   }
-  left_[id(in)] = int(sched.size());
+  core_.expect(in, int(sched.size()));
   std::vector<Channel>& channels = collectives_[{in.t, in.task}];
   for (auto& rounds : sched) channels.push_back(Channel{in, std::move(rounds), 0, {}});
   for (Channel& c : channels) start_round(c);
@@ -444,27 +418,24 @@ void Node::advance(int t, std::uint32_t task) {
       if (!arrived) break;
       if (math_) math([&] { math_->coll_round_done(c.in, int(c.round)); });
       if (++c.round < c.rounds.size()) start_round(c);
-      else part_done(in);
+      else core_.part_done(in);
     }
-  if (left_[id(in)] == 0) collectives_.erase(it);
+  if (std::all_of(it->second.begin(), it->second.end(), [](const Channel& c) { return c.round >= c.rounds.size(); }))
+    collectives_.erase(it);
 }
 
 void Node::on_frame(int from, const Frame& f) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stop_ || !error_.empty()) return;
-  cause_s_ = now_s();
   const auto bad = [&] { error_ = "node " + std::to_string(from) + " sent a frame this plan cannot have"; };
-  if (f.task >= plan_.tasks.size() || f.t < 0 || f.t >= graph_.iterations() || f.who < 0 ||
-      f.who >= graph_.instances_of(f.task)) {
+  if (f.task >= plan_.tasks.size() || f.t < 0 || f.t >= graph().iterations() || f.who < 0 ||
+      f.who >= graph().instances_of(f.task)) {
     bad();
     cv_.notify_all();
     return;
   }
   const Instance in{f.t, f.task, f.who};
   const Task& task = plan_.tasks[f.task];
-  const auto launch_mine = [this](const Instance& r) {
-    if (owns(r)) launch(r);
-  };
   switch (f.kind) {
     case Kind::data:
       if (!(f.flags & kLast)) return;
@@ -476,17 +447,17 @@ void Node::on_frame(int from, const Frame& f) {
           return bad();
       }
       if (task.pattern == FlowPattern::from_shards) {
-        part_done(in);
+        core_.part_done(in);
       } else {
         if (task.pattern == FlowPattern::to_shards) {
           const auto& slices = plan_.tensors[std::size_t(task.tensor)].slices;
           if (f.part < 0 || std::size_t(f.part) >= slices.size()) return bad();
-          graph_.delivered(in, slices[std::size_t(f.part)].shard, f.part, launch_mine);
+          core_.delivered(in, slices[std::size_t(f.part)].shard, f.part);
         }
         mesh_.send(from, kControlChannel, Frame{Kind::landed, f.task, f.t, f.who, f.part, 0, 0, nullptr});
       }
       return;
-    case Kind::landed: part_done(in); return;
+    case Kind::landed: core_.part_done(in); return;
     case Kind::pull: {
       const std::vector<Flow> flows = expand_flows(plan_, task, f.who);
       if (f.part < 0 || std::size_t(f.part) >= flows.size()) return bad();
@@ -494,7 +465,7 @@ void Node::on_frame(int from, const Frame& f) {
       return;
     }
     case Kind::done:
-      if (mark_done(in)) graph_.release_dependents(in, launch_mine);
+      core_.completed_elsewhere(in);
       return;
     case Kind::coll:
       if (math_) math([&] { math_->coll_arrived(in, f.part, f.payload); });
@@ -508,11 +479,10 @@ void Node::on_frame(int from, const Frame& f) {
 
 json Node::report() const {
   json recs = json::array();
-  for (std::size_t i = 0; i < rec_.size(); ++i) {
-    const Record& r = rec_[i];
-    if (r.end_s < 0) continue;
-    // Cluster replicas: node 0 reports them.
-    recs.push_back({i, r.ready_s, r.start_s, r.end_s, graph_.released_by(i), r.queued_behind, r.slowdown});
+  for (std::size_t i = 0; i < graph().size(); ++i) {
+    if (core_.end_s(i) < 0) continue;  // ran elsewhere (cluster replicas: node 0's are taken)
+    const InstanceTiming& r = core_.path().at(i);
+    recs.push_back({i, r.ready_s, r.start_s, core_.end_s(i), r.released_by, r.queued_behind, r.slowdown});
   }
   json busy = json::array();
   for (const auto& [i, s0, s1] : gpu0_busy_) busy.push_back({i, s0, s1});
@@ -536,9 +506,7 @@ int Node::run() {
   if (net::recv_json(ctrl_fd_).value("type", "") != "go") throw std::runtime_error("expected go");
   {
     std::unique_lock<std::mutex> lock(mu_);
-    cause_s_ = now_s();
-    for (const Instance& in : graph_.initially_ready())
-      if (owns(in)) launch(in);
+    core_.start();
     // Polled as well as notified: coordinator_gone_ is set without mu_.
     while (!cv_.wait_for(lock, std::chrono::milliseconds(100),
                          [&] { return owned_total_left_ == 0 || !error_.empty() || coordinator_gone_; })) {

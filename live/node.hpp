@@ -1,5 +1,5 @@
-// One node process of a live run. It runs the instances of the plan's instance graph
-// (model/plan/instance_graph.hpp) that are its own: its worker's tasks (a node is one
+// One node process of a live run. It runs, through the event-driven engines' shared core
+// (model/run/executor_core.hpp), the instances of the plan that are its own: its worker's tasks (a node is one
 // worker: its leader GPU, its other GPUs and its host), the slices of the shards it hosts,
 // and its replica of every cluster task (barriers). What its instances wait for on other
 // nodes comes as frames: a push's flow landing at a shard (Poseidon's per-KV update

@@ -20,21 +20,19 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
       sim_(sim),
       platform_(platform),
       fold_(fold),
-      graph_(plan),
+      core_(plan, *this),
       // Repeats need inputs that do not vary by iteration (stragglers drawn per iteration).
-      repeats_(graph_.iterations(), graph_.per_iteration(),
+      repeats_(core_.graph().iterations(), core_.graph().per_iteration(),
                sim.reuse_repeating_iterations &&
                    std::all_of(plan.stragglers.slowdown.begin(), plan.stragglers.slowdown.end(),
                                [&](const auto& row) { return row == plan.stragglers.slowdown[0]; }) &&
                    std::all_of(plan.stragglers.dropped.begin(), plan.stragglers.dropped.end(),
                                [&](const auto& row) { return row == plan.stragglers.dropped[0]; })),
-      recorder_(plan, platform, opt),
-      path_(plan, graph_.size(), graph_.iterations()) {
+      recorder_(plan, platform, opt) {
   gpus_ = std::max(1, plan.cluster.gpus_per_node);
-  left_.assign(graph_.size(), 0);
   nodes_ = std::size_t(plan.cluster.total_nodes());
   if (fold_.on()) {
-    fold_sent_.assign(nodes_ * std::size_t(graph_.iterations()), 0);
+    fold_sent_.assign(nodes_ * std::size_t(graph().iterations()), 0);
     fold_received_ = fold_sent_;
   }
 }
@@ -82,7 +80,7 @@ void Executor::start() {
       std::_Exit(4);  // the forked child: its parent reports the point as failed
     }
   });
-  if (progress_) progress_->instances_total = graph_.size();
+  if (progress_) progress_->instances_total = graph().size();
   for (int w = 0; w < plan_.workers; ++w)
     for (int g = 0; g < gpus_; ++g) {
       sg4::Host* host = g == 0 ? platform_.gpu[std::size_t(w)] : platform_.follower[std::size_t(w)][std::size_t(g - 1)];
@@ -91,32 +89,32 @@ void Executor::start() {
   // Launch what needs nothing, from an actor (activities start only from actors).
   // The ready set is taken before any launch: a launch can yield to other actors, which
   // may bring more instances to zero pending and launch those themselves.
-  sg4::Actor::create("start", platform_.node[0], [this, ready = graph_.initially_ready()] {
-    for (const Instance& in : ready) launch(in);
-  });
+  sg4::Actor::create("start", platform_.node[0], [this] { core_.start(); });
 }
 
-void Executor::launch(const Instance& in) {
-  if (repeats_.skipped(in.t)) return;  // reported from the repeated iteration
+bool Executor::admit(const Instance& in) {
+  if (repeats_.skipped(in.t)) return false;  // reported from the repeated iteration
   repeats_.launched(in.t, offset(in), now());
-  ++in_flight_;
-  // Ready now, and started now unless a GPU stream queues it (gpu_stream.cpp).
-  InstanceTiming& x = path_.at(id(in));
-  x.ready_s = x.start_s = now();
-  x.task = in.task;
-  x.released_by = graph_.released_by(id(in));
+  return true;
+}
+
+// The plan's resources bound to SimGrid's activities.
+void Executor::occupy(ExecutorCore&, const Instance& in) {
   switch (plan_.tasks[in.task].resource) {
     case Resource::gpu: enqueue_gpu(in); return;
     case Resource::pcie_d2h:
     case Resource::pcie_h2d: launch_copy(in); return;
     case Resource::intra_node:
     case Resource::server_cpu: launch_host_exec(in); return;
-    case Resource::network:
-      if (plan_.tasks[in.task].pattern == FlowPattern::collective) launch_collective(in);
-      else run_flows(in);
-      return;
     case Resource::none: launch_barrier(in); return;
+    case Resource::network: break;
   }
+  transfer(core_, in);
+}
+
+void Executor::transfer(ExecutorCore&, const Instance& in) {
+  if (plan_.tasks[in.task].pattern == FlowPattern::collective) launch_collective(in);
+  else run_flows(in);
 }
 
 // A barrier is done once its deps are, on every worker, plus its fixed round (a stack's
@@ -135,21 +133,17 @@ void Executor::launch_barrier(const Instance& in) {
   });
 }
 
-void Executor::complete(const Instance& in) {
-  try {
-    graph_.mark_complete(in);
-  } catch (const std::logic_error& e) {
-    std::fprintf(stderr, "possim: simgrid engine: %s\n", e.what());
-    std::abort();  // a bug in the engine: the run's numbers cannot be trusted
-  }
-  --in_flight_;
+bool Executor::completed(const Instance& in, double at_s) {
   if (progress_) progress_->instances_done.fetch_add(1, std::memory_order_relaxed);
-  path_.finished(id(in), in.t, now());
-  if (repeats_.completed(in.t, offset(in), now())) repeats_.end_iteration(in.t);
+  if (repeats_.completed(in.t, offset(in), at_s)) repeats_.end_iteration(in.t);
   // After a repeat is found, what was already under way finishes and releases nothing.
-  if (graph_.remaining() == 0 || (repeats_.steady() >= 0 && in_flight_ == 0)) stop_drains();
-  if (repeats_.skipped(in.t)) return;
-  graph_.release_dependents(in, [this](const Instance& ready) { launch(ready); });
+  if (graph().remaining() == 0 || (repeats_.steady() >= 0 && core_.in_flight() == 0)) stop_drains();
+  return !repeats_.skipped(in.t);
+}
+
+void Executor::fault(const std::string& what) {
+  std::fprintf(stderr, "possim: simgrid engine: %s\n", what.c_str());
+  std::abort();  // a bug in the engine: the run's numbers cannot be trusted
 }
 
 // Statistics of one network flow of the instance that has just landed.
@@ -166,13 +160,13 @@ void Executor::flow_landed(const Instance& in, int src_node, int dst_node, doubl
 void Executor::deliver_all(const Instance& in) {
   const auto& slices = plan_.tensors[std::size_t(plan_.tasks[in.task].tensor)].slices;
   for (std::size_t i = 0; i < slices.size(); ++i)
-    graph_.delivered(in, slices[i].shard, int(i), [this](const Instance& r) { launch(r); });
+    core_.delivered(in, slices[i].shard, int(i));
 }
 
 // Worker 0 stands for every worker node, each dedicated server's flows for N flows each;
 // the links of every worker node are node 0's (and PCIe worker 0's).
 void Executor::unfold(Result& r) const {
-  const int k = graph_.iterations(), n = full().workers;
+  const int k = graph().iterations(), n = full().workers;
   const std::size_t nodes = nodes_;
   const auto mean = [&](const std::vector<double>& v, std::size_t node) {
     double sum = 0;
@@ -223,19 +217,19 @@ void Executor::stop_drains() {
 
 Result Executor::result() const {
   // Iterations 0..simulated-1 ran; any later one repeats iteration steady, shifted.
-  const int k = graph_.iterations(), steady = repeats_.steady();
-  if (steady < 0 && graph_.remaining() != 0)
-    throw std::logic_error("plan '" + plan_.strategy + "': " + std::to_string(graph_.remaining()) +
+  const int k = graph().iterations(), steady = repeats_.steady();
+  if (steady < 0 && graph().remaining() != 0)
+    throw std::logic_error("plan '" + plan_.strategy + "': " + std::to_string(graph().remaining()) +
                            " task instances never ran (their dependencies were never met)");
   std::vector<double> ends;
   for (int t = 0; t < k; ++t) ends.push_back(repeats_.iteration_end(repeats_.source(t)) + repeats_.shift(t));
   Result r = begin_result(full(), "simgrid", std::move(ends));
   r.simulated_iterations = steady >= 0 ? steady + 1 : k;
-  recorder_.fill(r, repeats_, graph_, *network_);
+  recorder_.fill(r, repeats_, graph(), *network_);
   // The breakdown is worker 0's view, which a folded run simulates in full.
   std::vector<int> source;
   for (int t = 0; t < k; ++t) source.push_back(repeats_.source(t));
-  fill_breakdown(plan_, path_, source, r);
+  fill_breakdown(plan_, core_.path(), source, r);
   if (fold_.on()) unfold(r);
   return r;
 }

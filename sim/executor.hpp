@@ -1,6 +1,7 @@
-// Executes a SyncPlan on a SimGrid platform: the plan's instance graph
-// (model/instance_graph.hpp) decides when an instance may start; the executor turns it
-// into activities by the resource the task occupies, never by which step it is: an Exec
+// Executes a SyncPlan on a SimGrid platform. The event-driven engines' shared core
+// (model/run/executor_core.hpp) decides when an instance may start and records what the
+// breakdown walks; this executor is SimGrid's binding of the plan's resources: it turns an
+// instance into activities by the resource the task occupies, never by which step it is: an Exec
 // on a GPU stream, the intra-node path or a shard's CPU; a Comm on PCIe or between NICs;
 // a collective's rounds of Comms; or nothing (a barrier). WFBP overlap, incast and hot
 // spots arise from these events and SimGrid's bandwidth sharing, never from a fraction
@@ -27,8 +28,8 @@
 #include <simgrid/s4u.hpp>
 
 #include "model/run/engine.hpp"
-#include "model/plan/instance_graph.hpp"
 #include "model/run/breakdown.hpp"
+#include "model/run/executor_core.hpp"
 #include "sim/fold.hpp"
 #include "sim/network/nic_network.hpp"
 #include "sim/platform.hpp"
@@ -51,7 +52,7 @@ struct HostFlow {
   std::shared_ptr<int> slice_left;
 };
 
-class Executor {
+class Executor final : public ExecutorBackend {
  public:
   // `plan` is what runs: the full plan, or folded_plan() of `fold.full` (sim/fold.hpp).
   Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOptions& sim, const Platform& platform,
@@ -72,12 +73,20 @@ class Executor {
     bool notify_shards;
     double t0;
   };
-  std::size_t id(const Instance& in) const { return graph_.index(in); }
-  std::size_t offset(const Instance& in) const { return id(in) - std::size_t(in.t) * graph_.per_iteration(); }
-  double now() const { return simgrid::s4u::Engine::get_clock(); }
+  std::size_t id(const Instance& in) const { return core_.id(in); }
+  std::size_t offset(const Instance& in) const { return id(in) - std::size_t(in.t) * graph().per_iteration(); }
+  const InstanceGraph& graph() const { return core_.graph(); }
 
-  void launch(const Instance& in);
-  void complete(const Instance& in);
+  // The binding (ExecutorBackend): SimGrid's clock, its dispatch of the plan's resources.
+  double now() const override { return simgrid::s4u::Engine::get_clock(); }
+  void occupy(ExecutorCore& core, const Instance& in) override;
+  void transfer(ExecutorCore& core, const Instance& in) override;
+  bool admit(const Instance& in) override;
+  bool completed(const Instance& in, double at_s) override;
+  void fault(const std::string& what) override;
+
+  void launch(const Instance& in) { core_.launch(in); }
+  void complete(const Instance& in) { core_.complete(in); }
   void stop_drains();
   void start_drains();
   void flow_landed(const Instance& in, int src_node, int dst_node, double bytes);
@@ -106,16 +115,13 @@ class Executor {
   SimGridOptions sim_;
   const Platform& platform_;
   Fold fold_;
-  InstanceGraph graph_;
+  ExecutorCore core_;  // release, dispatch, parts, what held each instance back
   RepeatDetector repeats_;
   Recorder recorder_;
-  CriticalPath path_;  // per instance: what held it back (the time breakdown)
   int gpus_ = 1;  // per node
   // Folded runs: bytes each node sent and received per iteration (index t * nodes + n).
   std::vector<double> fold_sent_, fold_received_;
 
-  std::vector<int> left_;      // per instance: flows, GPUs or channels still busy with it
-  std::size_t in_flight_ = 0;  // launched, not yet complete
   bool stopped_ = false;       // stop tokens sent to the drains
 
   // One compute stream per GPU, index worker * gpus_ + gpu.

@@ -76,6 +76,7 @@ class CriticalPath {
   CriticalPath(const SyncPlan& plan, std::size_t instances, int iterations);
 
   InstanceTiming& at(std::size_t i) { return timing_[i]; }
+  const InstanceTiming& at(std::size_t i) const { return timing_[i]; }
   // Instance i of iteration t finished at end_s (the last one to finish ends t).
   void finished(std::size_t i, int t, double end_s);
   // The representative GPU ran instance i from start_s to end_s (intervals never overlap).

@@ -20,7 +20,7 @@ void Executor::launch_collective(const Instance& in) {
     return;
   }
   repeats_.collective_launched(in.t);
-  left_[id(in)] = int(channels);
+  core_.expect(in, int(channels));
   for (std::size_t c = 0; c < channels; ++c)
     sg4::Actor::create("collective", platform_.node[std::size_t(plan_.worker_node(in.who))],
                        [this, in, c] { run_channel(in, int(c)); });
@@ -61,7 +61,7 @@ void Executor::run_channel(const Instance& in, int channel) {
     for (std::size_t i = 0; i < r.sends.size(); ++i) sent->acquire();
     for (const CollectiveSend& s : r.sends) flow_landed(in, me, fold_.node(plan_.worker_node(s.peer)), s.bytes);
   }
-  if (--left_[id(in)] == 0) {
+  if (core_.last_part(in)) {
     recorder_.task(in, "net", t0, now());
     complete(in);
   }

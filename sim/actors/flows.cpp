@@ -15,7 +15,6 @@ void Executor::run_flows(const Instance& in) {
   // Folded with colocated shards, a slice is delivered when the whole push has landed.
   const bool at_end = push && fold_.on() && !fold_.dedicated();
   const bool notify_shards = push && !at_end;
-  const auto ready = [this](const Instance& r) { launch(r); };
   std::vector<HostFlow> remote;
   // Shard patterns: expand_flows makes one flow per slice, in the tensor's slice order.
   const bool per_slice = task.tensor >= 0;
@@ -35,17 +34,17 @@ void Executor::run_flows(const Instance& in) {
     h.slice_left = std::make_shared<int>(copies);
     remote.insert(remote.end(), std::size_t(copies), h);
   }
-  left_[id(in)] = int(remote.size()) + 1;  // +1 until the local flows are accounted
+  core_.expect(in, int(remote.size()) + 1);  // +1 until the local flows are accounted
   for (std::size_t i = 0; i < flows.size(); ++i)
     if (flows[i].src_node == flows[i].dst_node && notify_shards)
-      graph_.delivered(in, flows[i].shard, per_slice ? int(i) : -1, ready);
+      core_.delivered(in, flows[i].shard, per_slice ? int(i) : -1);
   double messages = 0;
   for (const HostFlow& f : remote) messages += f.messages;
   const double overhead_s = messages * plan_.rates.per_message_s;
   const auto send_all = [this, in, remote, notify_shards, at_end] {
     const double t0 = now();
     for (const HostFlow& f : remote) post(Outgoing{f, in, notify_shards, t0});
-    if (--left_[id(in)] == 0) {
+    if (core_.last_part(in)) {
       if (at_end) deliver_all(in);
       complete(in);
     }
@@ -70,8 +69,8 @@ void Executor::land(const Outgoing& o) {
   flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
   recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now());
   if (o.notify_shards && --*o.flow.slice_left == 0)
-    graph_.delivered(o.in, o.flow.shard, o.flow.slice, [this](const Instance& r) { launch(r); });
-  if (--left_[id(o.in)] == 0) {
+    core_.delivered(o.in, o.flow.shard, o.flow.slice);
+  if (core_.last_part(o.in)) {
     recorder_.task(o.in, "net", o.t0, now());
     if (fold_.on() && !fold_.dedicated() && plan_.tasks[o.in.task].pattern == FlowPattern::to_shards)
       deliver_all(o.in);

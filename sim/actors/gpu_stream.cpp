@@ -9,8 +9,9 @@ namespace possim::sim {
 // Every GPU of the node runs its share of the batch through a task on all GPUs; the
 // leader alone runs the steps on the node's gathered gradient.
 void Executor::enqueue_gpu(const Instance& in) {
-  left_[id(in)] = plan_.tasks[in.task].gpus == GpuSet::all ? gpus_ : 1;
-  for (int g = 0; g < left_[id(in)]; ++g) {
+  const int streams = plan_.tasks[in.task].gpus == GpuSet::all ? gpus_ : 1;
+  core_.expect(in, streams);
+  for (int g = 0; g < streams; ++g) {
     const std::size_t stream = std::size_t(in.who * gpus_ + g);
     const std::unique_lock<sg4::Mutex> lock(*gpu_mutex_[stream]);
     gpu_queue_[stream].push_back(in);
@@ -37,12 +38,12 @@ void Executor::run_gpu(int worker, int gpu) {
     if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
     if (gpu == 0) recorder_.gpu_busy(in.t, seconds);
     recorder_.task(in, track, t0, now());
-    if (stream == 0) path_.gpu_busy(id(in), t0, now());  // the representative GPU
+    if (stream == 0) core_.path().gpu_busy(id(in), t0, now());  // the representative GPU
     const std::int64_t before = gpu_last_[stream];
     gpu_last_[stream] = std::int64_t(id(in));
-    if (--left_[id(in)] == 0) {
+    if (core_.last_part(in)) {
       // The stream that finished it last says when it started and what it queued behind.
-      InstanceTiming& x = path_.at(id(in));
+      InstanceTiming& x = core_.timing(in);
       x.queued_behind = t0 > x.ready_s ? before : InstanceTiming::kNone;
       x.start_s = t0;
       x.slowdown = float(plan_.stragglers.slowdown[std::size_t(in.t)][w]);

@@ -16,7 +16,7 @@ void Executor::launch_copy(const Instance& in) {
   const bool d2h = task.resource == Resource::pcie_d2h;
   sg4::Host* src = d2h ? platform_.gpu[w] : platform_.mem[w];
   sg4::Mailbox* dst = d2h ? mem_inbox(in.who) : gpu_inbox(in.who);
-  left_[id(in)] = 1;
+  core_.expect(in, 1);
   sg4::Actor::create("copy", src, [this, in, dst, bytes = task.bytes, d2h, track = info(task.resource).track] {
     const double t0 = now();
     dst->put(payload(), wire_bytes(bytes));
