@@ -1,4 +1,6 @@
-// The machines: nodes with GPUs and one NIC each, behind a non-blocking switch.
+// The machines a scenario describes: nodes with GPUs and one NIC each, behind a
+// non-blocking switch. Plans and engines read it; it sits in model/input because the
+// scenario holds one.
 #pragma once
 
 namespace possim {
