@@ -9,9 +9,9 @@
 #include <random>
 #include <set>
 
-#include "calibrate/cpu_kernels.hpp"
-#include "calibrate/cuda_backend.hpp"
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/cpu_kernels.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"

@@ -1,5 +1,5 @@
 // Kernel compute in the live engine (live/kernel_stream.hpp): each layer's pass runs the
-// calibrator's real kernels, prepared once (calibrate/kernel_backend.hpp). Checked with
+// kernel backends' real kernels, prepared once (kernels/kernel_backend.hpp). Checked with
 // the CPU backend, which runs everywhere; the GPU backend's plugin is built here but this
 // machine has no device, so its path is checked to fail clearly, naming the GPU.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <set>
 
 #include "live/live_settings.hpp"
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "fixtures.hpp"
 #include "live/live_engine.hpp"

@@ -1,4 +1,4 @@
-#include "calibrate/cpu_backend.hpp"
+#include "kernels/cpu_backend.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/cpu_kernels.hpp"
-#include "calibrate/timing.hpp"
+#include "kernels/cpu_kernels.hpp"
+#include "kernels/timing.hpp"
 #include "model/input/error.hpp"
 
 namespace possim::calibrate {

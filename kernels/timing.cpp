@@ -1,4 +1,4 @@
-#include "calibrate/timing.hpp"
+#include "kernels/timing.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 
 // The plugin's one entry point, looked up by this name with dlsym. Returns a new backend
 // (the caller owns it; the plugin stays loaded for the life of the process). Throws

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/cpu_backend.hpp"
-#include "calibrate/cuda_backend.hpp"
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/cpu_backend.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "model/input/error.hpp"
 
 namespace possim::calibrate {

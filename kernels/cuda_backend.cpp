@@ -1,8 +1,8 @@
 // cuDNN 9 / cuBLAS timing. Built only with CUDA + cuDNN, as the plugin
-// libpossim_cuda_backend.so (see calibrate/CMakeLists.txt and backend_factory.cpp).
+// libpossim_cuda_backend.so (see kernels/CMakeLists.txt and backend_factory.cpp).
 // Uses cuDNN's legacy (deprecated but present in 9.x) descriptor API: it maps one-to-one
 // onto the layers possim models, as Caffe's cuDNN layers did.
-#include "calibrate/cuda_backend.hpp"
+#include "kernels/cuda_backend.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/timing.hpp"
+#include "kernels/timing.hpp"
 #include "model/input/error.hpp"
 
 namespace possim::calibrate {

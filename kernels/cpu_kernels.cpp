@@ -1,4 +1,4 @@
-#include "calibrate/cpu_kernels.hpp"
+#include "kernels/cpu_kernels.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>

@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 
 namespace possim::calibrate {
 

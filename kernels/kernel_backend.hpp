@@ -2,7 +2,7 @@
 // backward kernels at a batch, the sufficient-factor rebuild GEMM, and host<->device
 // copies. The CPU backend (Eigen) runs everywhere; the GPU backend (cuDNN/cuBLAS) exists
 // when CUDA and cuDNN were found at configure time, as a plugin loaded on request
-// (calibrate/cuda_backend.hpp).
+// (kernels/cuda_backend.hpp).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/workload/layer.hpp"
+#include "model/workload/network.hpp"
 
 namespace possim::calibrate {
 
@@ -104,8 +105,12 @@ class BackendUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Per layer: whether its backward computes the gradient of its input. Not for the first
+// layer with parameters (its input is the image); only conv and fc consult it.
+std::vector<bool> needs_input_grad(const Network& net);
+
 // "cpu" or "gpu"; threads: CPU backend GEMM threads, honoured only in OpenMP builds
-// (the shipped CMake builds it single-threaded, see calibrate/CMakeLists.txt); device: the
+// (the shipped CMake builds it single-threaded, see kernels/CMakeLists.txt); device: the
 // GPU backend's CUDA device index (a node's GPU g in a live run).
 // Throws BackendUnavailable, or InputError for an unknown name.
 std::unique_ptr<KernelBackend> make_backend(const std::string& name, Precision precision,
