@@ -1,14 +1,16 @@
 # The folders' dependencies, enforced: `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake`
-# (a ctest) fails when a source file includes a header from a folder its own may not
-# depend on. Each folder lists what it may include (its layer and those below); the
-# exceptions list known back-arrows, each with what removes it. A new back-arrow fails the
-# tests, and so does an exception that no longer happens (delete its line).
+# fails when a source file includes a header from a folder its own may not depend on. Each
+# folder lists what it may include (its layer and those below). It runs as a ctest and as
+# the target check_layers, which every model library depends on, so a back-arrow fails the
+# build. The exceptions list known back-arrows, each with what removes it (none today); an
+# exception that no longer happens fails too, so that its line gets deleted.
 cmake_minimum_required(VERSION 3.20)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<possim checkout> -P check_layers.cmake")
 endif()
 
 # model/, bottom up: workload < input < plan < strategies < run < {analytic, trace} < planning.
+# Each is a library (model/CMakeLists.txt) linking only those below it.
 set(model_all model/workload model/input model/plan model/strategies model/run model/analytic model/trace model/planning)
 set(allowed_model/workload "")
 set(allowed_model/input model/workload)
