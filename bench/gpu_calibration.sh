@@ -154,7 +154,7 @@ link=()
 for l in cudart cublas cublasLt cudnn; do f=$(find_lib $l) && link+=("$f" "-Wl,-rpath,$(dirname "$f")"); done
 if command -v g++ >/dev/null && [ ${#incs[@]} -gt 0 ] && [ ${#link[@]} -eq 8 ] &&
    g++ -O2 -std=c++17 -shared -fPIC -w -I"$root" -I"$bin/include" "${incs[@]}" \
-     calibrate/cuda_backend.cpp calibrate/timing.cpp model/input/text.cpp "${link[@]}" \
+     kernels/cuda_backend.cpp kernels/timing.cpp model/input/text.cpp "${link[@]}" \
      -o "$plugin" > "$res/logs/plugin_build.txt" 2>&1; then
   note "plugin build" ok $((SECONDS - s)) "against $(tr '\n' ' ' < "$res/env/cuda_roots.txt")"
 elif [ -f "$bin/libpossim_cuda_backend.so.here" ]; then

@@ -37,15 +37,6 @@ std::vector<double> KernelRunOptions::default_copy_sizes() {
   return s;
 }
 
-std::vector<bool> needs_input_grad(const Network& net) {
-  std::vector<bool> out(net.layers.size(), true);
-  for (std::size_t i = 0; i < net.layers.size(); ++i) {
-    out[i] = false;
-    if (net.layers[i].has_params()) break;
-  }
-  return out;  // only conv and fc consult it (their data gradient is a separate kernel)
-}
-
 KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,
                                     const KernelRunOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();

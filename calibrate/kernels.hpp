@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "calibrate/line_fit.hpp"
 #include "model/workload/network.hpp"
 #include "model/input/profile.hpp"
@@ -54,10 +54,6 @@ struct KernelCalibration {
 
 // Throws InputError for a layer the backend cannot time (bad geometry) and
 // std::runtime_error for backend failures.
-// Per layer: whether its backward computes the gradient of its input. Not for the first
-// layer with parameters (its input is the image); only conv and fc consult it.
-std::vector<bool> needs_input_grad(const Network& net);
-
 KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,
                                     const KernelRunOptions& opt);
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 
 namespace possim::calibrate {
 

@@ -14,7 +14,7 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/exchange/exchange.hpp"
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
 #include "model/input/measurements.hpp"
 #include "calibrate/profile_json.hpp"

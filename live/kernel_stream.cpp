@@ -4,7 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "calibrate/kernels.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "live/emulated.hpp"
 
 namespace possim::live {

@@ -1,6 +1,6 @@
 // Real compute for a live run ("live": {"compute": "kernels"}): each GPU of a node is a
-// stream thread that runs the layers' own kernels through the calibrator's backends
-// (calibrate/kernel_backend.hpp): cuDNN and cuBLAS on the node's GPU ("gpu"), or the CPU
+// stream thread that runs the layers' own kernels through the kernel backends
+// (kernels/kernel_backend.hpp): cuDNN and cuBLAS on the node's GPU ("gpu"), or the CPU
 // backend's Eigen kernels ("cpu", for machines without one, and for tests). Every layer is
 // prepared once before the run (buffers allocated, cuDNN's algorithms found), so a pass
 // costs what the kernels cost.
@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "calibrate/kernel_backend.hpp"
+#include "kernels/kernel_backend.hpp"
 #include "model/plan/sync_plan.hpp"
 #include "model/workload/network.hpp"
 

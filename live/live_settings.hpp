@@ -24,7 +24,7 @@ struct LiveSettings {
   // "arithmetic": the model is evaluated for real on the CPU and flows carry its values
   // (live/arithmetic/; fc, relu and softmax layers); "emulated": each step occupies its
   // profiled time and flows carry zeros.
-  // "kernels": each layer's pass runs its real kernels, through the calibrator's backend
+  // "kernels": each layer's pass runs its real kernels, through the kernel backend (kernels/)
   // named by kernel_backend ("gpu": cuDNN/cuBLAS; "cpu": Eigen), live/kernel_stream.hpp.
   bool arithmetic = false;
   bool kernels = false;

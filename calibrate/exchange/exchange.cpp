@@ -17,7 +17,7 @@
 #include "net/netns.hpp"
 #include "calibrate/exchange/node.hpp"
 #include "net/wire.hpp"
-#include "calibrate/timing.hpp"
+#include "kernels/timing.hpp"
 #include "model/input/error.hpp"
 #include "model/run/child_processes.hpp"
 

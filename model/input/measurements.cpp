@@ -14,7 +14,7 @@
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
-#include "model/strategies/strategy.hpp"
+#include "model/input/strategy_names.hpp"
 
 namespace possim {
 

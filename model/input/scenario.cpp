@@ -2,7 +2,7 @@
 // path and what was expected; model and profile resolve against the scenario's folder.
 #include "model/input/scenario.hpp"
 
-#include "model/strategies/strategy.hpp"
+#include "model/input/strategy_names.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/plan/cluster.hpp"
-#include "model/plan/consistency.hpp"
+#include "model/input/cluster.hpp"
+#include "model/input/consistency.hpp"
 #include "model/workload/network.hpp"
 #include "model/input/profile.hpp"
-#include "model/plan/stragglers.hpp"
+#include "model/input/straggler_model.hpp"
 
 namespace possim {
 

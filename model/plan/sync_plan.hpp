@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "model/plan/cluster.hpp"
-#include "model/plan/consistency.hpp"
+#include "model/input/cluster.hpp"
+#include "model/input/consistency.hpp"
 #include "model/plan/resource.hpp"
 #include "model/plan/step.hpp"
 #include "model/plan/stragglers.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "model/plan/cluster.hpp"
+#include "model/input/cluster.hpp"
 #include "model/run/breakdown.hpp"
 
 namespace possim {

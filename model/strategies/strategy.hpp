@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/input/scenario.hpp"
+#include "model/input/strategy_names.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim {
@@ -27,15 +28,8 @@ class Strategy {
   virtual SyncPlan plan(const PlanRequest& r) const = 0;
 };
 
-// single ps wfbp poseidon tf_stock adam onebit allreduce hier_allreduce tree_allreduce
-const std::vector<std::string>& strategy_names();
-bool is_strategy(const std::string& name);
-// The reference every speedup is over: one GPU of one node, whatever the cluster, which
-// communicates nothing ("single"). Sweeps run it once per bandwidth; reports draw no
-// scaling line for it.
-const char* reference_strategy();
-bool is_reference(const std::string& strategy);
-// Throws std::invalid_argument for an unknown name.
+// Throws std::invalid_argument for an unknown name (strategy_names() are the known ones),
+// std::logic_error for a known name that has no factory.
 std::unique_ptr<Strategy> make_strategy(const std::string& name);
 SyncPlan make_plan(const std::string& strategy, const PlanRequest& r);
 

@@ -1,5 +1,4 @@
 #include "model/workload/network.hpp"
-#include "model/plan/cluster.hpp"
 
 #include <stdexcept>
 
@@ -54,10 +53,6 @@ LayerKind layer_kind_from_string(const std::string& s) {
   throw std::invalid_argument("unknown layer kind '" + s +
                               "' (expected conv, fc, bn, pool, relu, lrn, concat, add, "
                               "dropout or softmax)");
-}
-
-const char* to_string(ServerPlacement p) {
-  return p == ServerPlacement::colocated ? "colocated" : "dedicated";
 }
 
 }  // namespace possim

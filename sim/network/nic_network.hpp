@@ -9,7 +9,7 @@
 //    by one actor; O(node pairs) per event.
 //  * lmm: a SimGrid Comm per flow, shared by SimGrid's own max-min solver (SimGrid's
 //    reference implementation of the model; O(flows x links) per event).
-// tests/test_simgrid_network.cpp holds the two to the same results on whole runs.
+// tests/sim/test_simgrid_network.cpp holds the two to the same results on whole runs.
 #pragma once
 #include <cstddef>
 #include <functional>

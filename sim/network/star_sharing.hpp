@@ -21,8 +21,8 @@
 //
 // Time resolution: a flow lands, and a latency ends, within kResolution_s of its exact
 // instant (as SimGrid's surf/precision), so flows due within that window land together.
-// tests/test_star_sharing.cpp holds it to hand-solved allocations, and
-// tests/test_simgrid_network.cpp to SimGrid's own solver on whole runs.
+// tests/sim/test_star_sharing.cpp holds it to hand-solved allocations, and
+// tests/sim/test_simgrid_network.cpp to SimGrid's own solver on whole runs.
 #pragma once
 #include <cstdint>
 #include <limits>

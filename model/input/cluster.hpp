@@ -1,0 +1,32 @@
+// The machines a scenario describes: nodes with GPUs and one NIC each, behind a
+// non-blocking switch. Plans and engines read it; it sits in model/input because the
+// scenario holds one.
+#pragma once
+
+namespace possim {
+
+enum class ServerPlacement { colocated, dedicated };
+
+struct Cluster {
+  int nodes = 1;            // worker nodes
+  int gpus_per_node = 1;    // GPUs of a node gather on a leader GPU before syncing
+  double nic_gbps = 10;     // line rate of each node's NIC, each direction
+  double latency_s = 50e-6; // one-way latency between two nodes
+  int server_shards = 1;    // parameter-server shards
+  ServerPlacement placement = ServerPlacement::colocated;
+
+  int total_gpus() const { return nodes * gpus_per_node; }
+  // Nodes that exist: workers plus one node per dedicated shard.
+  int total_nodes() const {
+    return placement == ServerPlacement::dedicated ? nodes + server_shards : nodes;
+  }
+  // Node that hosts shard s.
+  int shard_node(int s) const {
+    return placement == ServerPlacement::dedicated ? nodes + s : s % nodes;
+  }
+  double nic_bytes_per_s() const { return nic_gbps * 1e9 / 8.0; }
+};
+
+const char* to_string(ServerPlacement p);
+
+}  // namespace possim

@@ -1,0 +1,132 @@
+// The resource table (model/plan/resource.hpp): one row per resource, read by the plan's
+// checks, the uncontended task cost, network scaling and time dilation, and the engines'
+// trace tracks; the NIC's line rate has one home (the cluster), the rate engines use
+// derives from it.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "support/fixtures.hpp"
+#include "model/plan/network_scale.hpp"
+#include "model/plan/task_cost.hpp"
+#include "model/plan/time_dilation.hpp"
+#include "model/strategies/strategy.hpp"
+#include "sim/simgrid_engine.hpp"
+
+using namespace possim;
+
+namespace {
+
+SyncPlan plan_of(const std::string& strategy, int nodes, int gpus = 1) {
+  static const Network net = test::small_cnn();
+  static const Profile prof = test::flat_profile();
+  PlanRequest r = test::request(net, prof, nodes, 10, 32, 3);
+  r.cluster.gpus_per_node = gpus;
+  return make_plan(strategy, r);
+}
+
+}  // namespace
+
+TEST_CASE("resource table: one row per resource, in enum order, each named once", "[resources]") {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < resources().size(); ++i) {
+    const ResourceInfo& r = resources()[i];
+    CHECK(std::size_t(r.id) == i);
+    CHECK(&info(r.id) == &r);
+    CHECK(to_string(r.id) == std::string(r.name));
+    CHECK(names.insert(r.name).second);
+    // A resource whose amount is bytes or updates has a rate to turn it into time.
+    if (r.amount == Amount::bytes || r.amount == Amount::updates) CHECK(r.rate != nullptr);
+    if (r.amount == Amount::seconds) CHECK(r.rate == nullptr);
+  }
+  CHECK(names.size() == kResources);
+}
+
+TEST_CASE("resource table: every task of every strategy runs on its step's resource, in the table's scope",
+          "[resources]") {
+  for (const std::string& s : strategy_names()) {
+    INFO(s);
+    const SyncPlan plan = plan_of(s, 4, 2);
+    for (const Task& t : plan.tasks) {
+      CHECK(t.resource == resource_of(t.step));
+      CHECK(t.scope == info(t.resource).scope);
+      CHECK(info(t.resource).carries == (t.carries != Payload::none));
+    }
+  }
+  // validate() holds a task to the table: a GPU task made a cluster-wide one is refused.
+  SyncPlan bad = plan_of("ps", 2);
+  for (Task& t : bad.tasks)
+    if (t.resource == Resource::gpu) {
+      t.scope = Scope::cluster;
+      break;
+    }
+  CHECK_THROWS_WITH(validate(bad), Catch::Matchers::Contains("tasks on gpu have another scope"));
+}
+
+TEST_CASE("resource table: an uncontended task's seconds by hand from its row", "[resources]") {
+  Rates r;
+  r.pcie_bytes_per_s = 8e9;
+  r.pcie_latency_s = 5e-6;
+  r.d2d_bytes_per_s = 40e9;
+  Task t;
+  t.duration_s = 0.25;
+  t.bytes = 4e6;
+  t.resource = Resource::gpu;
+  CHECK(resource_seconds(r, t) == 0.25);
+  t.resource = Resource::pcie_d2h;
+  CHECK(resource_seconds(r, t) == 5e-6 + 4e6 / 8e9);
+  t.resource = Resource::pcie_h2d;
+  CHECK(resource_seconds(r, t) == 5e-6 + 4e6 / 8e9);
+  t.resource = Resource::intra_node;  // no latency in its row
+  CHECK(resource_seconds(r, t) == 4e6 / 40e9);
+  t.resource = Resource::none;  // a barrier's round
+  CHECK(resource_seconds(r, t) == 0.25);
+  t.bytes = 0;
+  t.resource = Resource::pcie_d2h;  // no bytes, no latency paid
+  CHECK(resource_seconds(r, t) == 0);
+}
+
+TEST_CASE("the NIC's line rate lives in the cluster, and scaling and dilation act on each rate once", "[resources]") {
+  const SyncPlan plan = plan_of("poseidon", 4, 2);
+  REQUIRE(plan.rates.tcp_goodput > 0);
+  CHECK(plan.nic_bytes_per_s() == plan.cluster.nic_bytes_per_s() * plan.rates.tcp_goodput);
+  CHECK(plan.line_rate_gbps() == plan.cluster.nic_gbps);
+
+  const double k = 8;
+  const SyncPlan scaled = scale_network(plan, k);
+  CHECK(scaled.cluster.nic_gbps == plan.cluster.nic_gbps);  // the scenario's, as reported
+  CHECK(scaled.line_rate_gbps() == plan.cluster.nic_gbps / k);
+  CHECK(scaled.nic_bytes_per_s() == Approx(plan.nic_bytes_per_s() / k).epsilon(1e-15));
+  CHECK(scaled.rates.pcie_bytes_per_s == plan.rates.pcie_bytes_per_s);  // only the network's row scales
+
+  const SyncPlan slow = dilate_time(plan, k);
+  CHECK(slow.nic_bytes_per_s() == Approx(plan.nic_bytes_per_s() / k).epsilon(1e-15));
+  // Both PCIe directions share one rate and one latency: each divided (multiplied) once.
+  CHECK(slow.rates.pcie_bytes_per_s == plan.rates.pcie_bytes_per_s / k);
+  CHECK(slow.rates.pcie_latency_s == plan.rates.pcie_latency_s * k);
+  CHECK(slow.rates.d2d_bytes_per_s == plan.rates.d2d_bytes_per_s / k);
+  CHECK(slow.rates.server_apply_bytes_per_s == plan.rates.server_apply_bytes_per_s / k);
+  CHECK(slow.rates.latency_s == plan.rates.latency_s * k);
+  CHECK(slow.rates.per_message_s == plan.rates.per_message_s);  // real CPU work, not emulated
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) CHECK(slow.tasks[i].duration_s == plan.tasks[i].duration_s * k);
+}
+
+TEST_CASE("the SimGrid engine's tracks are the table's: a worker's resource, a shard's CPU", "[resources]") {
+  std::set<std::string> tracks;
+  for (const ResourceInfo& r : resources()) tracks.insert(r.track);
+  RunOptions opt;
+  opt.timeline = true;
+  const Result res = sim::SimGridEngine().run(plan_of("ps", 2, 2), opt);
+  std::set<std::string> seen;
+  for (const TimelineEvent& e : res.timeline) {
+    if (e.track.find(" NIC ") != std::string::npos) continue;  // the network's, by direction
+    std::string track = e.track;
+    for (const char* owner : {"worker ", "shard "})
+      if (track.rfind(owner, 0) == 0) track = track.substr(track.find(' ', std::string(owner).size()) + 1);
+    if (track.rfind("GPU ", 0) == 0 && track.find_first_not_of("0123456789", 4) == std::string::npos) track = "GPU";
+    INFO(e.track);
+    CHECK(tracks.count(track) == 1);
+    seen.insert(track);
+  }
+  for (const char* used : {"GPU", "PCIe d2h", "PCIe h2d", "GPU-GPU", "CPU"}) CHECK(seen.count(used) == 1);
+}
