@@ -234,18 +234,15 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
       const float slow = float(plan_.stragglers.slowdown[std::size_t(in.t)][std::size_t(in.who)]);
       rec.slowdown = slow;
       core.expect(in, n);
-      // Each stream says when the kernel ran; the one that finishes it last says when it
-      // started and what it queued behind.
-      auto streams_left = std::make_shared<int>(n);
       for (int g = 0; g < n; ++g) {
-        auto done = [this, in, g, streams_left](double s0, double s1) {
+        auto done = [this, in, g](double s0, double s1) {
           std::lock_guard<std::mutex> lock(mu_);
           if (stop_) return;
           const std::size_t k = id(in);
           const std::int64_t before = gpu_last_[std::size_t(g)];
           gpu_last_[std::size_t(g)] = std::int64_t(k);
           if (g == 0 && me_ == 0) gpu0_busy_.emplace_back(k, s0, s1);
-          if (--*streams_left == 0) {
+          if (core_.parts_left(in) == 1) {  // the stream that finishes it last says what it queued behind
             InstanceTiming& x = core_.timing(in);
             x.start_s = s0;
             x.queued_behind = s0 > x.ready_s + 1e-4 ? before : InstanceTiming::kNone;
@@ -420,8 +417,7 @@ void Node::advance(int t, std::uint32_t task) {
       if (++c.round < c.rounds.size()) start_round(c);
       else core_.part_done(in);
     }
-  if (std::all_of(it->second.begin(), it->second.end(), [](const Channel& c) { return c.round >= c.rounds.size(); }))
-    collectives_.erase(it);
+  if (core_.parts_left(in) == 0) collectives_.erase(it);
 }
 
 void Node::on_frame(int from, const Frame& f) {

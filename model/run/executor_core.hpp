@@ -65,6 +65,7 @@ class ExecutorCore {
   void launch(const Instance& in, double ready_s = -1);
   // `in` runs as `parts` parts, each ending with part_done().
   void expect(const Instance& in, int parts) { left_[id(in)] = parts; }
+  int parts_left(const Instance& in) const { return left_[id(in)]; }
   // One part of `in` ended at at_s (< 0: now): true when it was the last. The engine may
   // then write what it knows of the whole instance before it calls complete().
   bool last_part(const Instance& in, double at_s = -1);
