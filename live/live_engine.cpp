@@ -13,6 +13,7 @@
 #include "model/plan/instance_graph.hpp"
 #include "model/plan/network_scale.hpp"
 #include "model/plan/time_dilation.hpp"
+#include "model/run/timeline.hpp"
 
 namespace possim::live {
 
@@ -22,19 +23,6 @@ std::string fixed_text(double x) {
   std::ostringstream o;
   o << std::setprecision(3) << x;
   return o.str();
-}
-
-std::string track_of(const SyncPlan& plan, const Instance& in) {
-  const Task& task = plan.tasks[in.task];
-  const char* track = info(task.resource).track;
-  switch (task.scope) {
-    case Scope::cluster: return track;
-    case Scope::shard:
-      return "shard " + std::to_string(plan.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)].shard) + " " +
-             track;
-    case Scope::worker: break;
-  }
-  return "worker " + std::to_string(in.who) + " " + track;
 }
 
 }  // namespace
@@ -206,22 +194,11 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   }
   r.received_bytes_mean = received_sum / nodes;
 
-  if (ropt.timeline)
-    for (std::size_t i = 0; i < graph.size(); ++i) {
-      const Instance& in = of[i];
-      if (plan.tasks[in.task].scope == Scope::worker && !ropt.trace_workers.contains(in.who)) continue;
-      const Task& task = plan.tasks[in.task];
-      TimelineEvent e;
-      e.track = track_of(plan, in);
-      e.name = task.label + (task.layer >= 0 ? " " + plan.layers[std::size_t(task.layer)].name : "");
-      e.category = to_string(task.step);
-      e.start_s = start[i];
-      e.duration_s = std::max(0.0, end[i] - start[i]);
-      e.iteration = in.t;
-      e.layer = task.layer;
-      e.worker = task.scope == Scope::worker ? in.who : -1;
-      r.timeline.push_back(e);
-    }
+  // The timeline as SimGrid's (model/run/timeline.hpp), from when each instance ran here.
+  Timeline timeline(plan, ropt);
+  if (timeline.on())
+    for (std::size_t i = 0; i < graph.size(); ++i) timeline.instance(of[i], start[i], std::max(start[i], end[i]));
+  r.timeline = timeline.events();
   return r;
 }
 

@@ -128,7 +128,7 @@ void Executor::launch_barrier(const Instance& in) {
   sg4::Actor::create(plan_.tasks[in.task].label, platform_.node[0], [this, in, round_s] {
     const double t0 = now();
     sg4::this_actor::sleep_for(round_s);
-    recorder_.task(in, info(Resource::none).track, t0, now());
+    recorder_.timeline().instance(in, t0, now());
     complete(in);
   });
 }

@@ -14,7 +14,7 @@ int* payload() {
 }
 
 Recorder::Recorder(const SyncPlan& plan, const Platform& platform, const RunOptions& opt)
-    : plan_(plan), platform_(platform), timeline_on_(opt.timeline), traced_(opt.trace_workers),
+    : plan_(plan), platform_(platform), timeline_(plan, opt),
       k_(std::max(1, plan.iterations)) {
   nodes_ = std::size_t(plan.cluster.total_nodes());
   links_ = 2 * (nodes_ + std::size_t(plan.workers));
@@ -53,36 +53,6 @@ void Recorder::flow_landed(int t, int src_node, int dst_node, double bytes) {
 
 void Recorder::copy_landed(int t, int worker, bool d2h, double bytes) {
   count_link(t, pcie_d2h(worker) + (d2h ? 0 : 1), double(wire_bytes(bytes)));
-}
-
-void Recorder::task(const Instance& in, const std::string& track, double start, double end) {
-  if (!timeline_on_) return;
-  const Task& task = plan_.tasks[in.task];
-  const bool worker = task.scope == Scope::worker;
-  if (worker && !traced_.contains(in.who)) return;
-  const std::string layer = task.layer >= 0 ? plan_.layers[std::size_t(task.layer)].name : "";
-  TimelineEvent e;
-  e.track = worker ? "worker " + std::to_string(in.who) + " " + track : track;
-  e.name = task.label + (layer.empty() ? "" : " " + layer);
-  e.category = to_string(task.step);
-  e.start_s = start;
-  e.duration_s = end - start;
-  e.iteration = in.t;
-  e.layer = task.layer;
-  e.worker = worker ? in.who : -1;
-  timeline_.push_back(e);
-}
-
-void Recorder::flow(const Instance& in, int src_node, int dst_node, double start, double end) {
-  if (!timeline_on_) return;
-  const Task& task = plan_.tasks[in.task];
-  const std::string name = task.label + (task.layer >= 0 ? " " + plan_.layers[std::size_t(task.layer)].name : "");
-  // The nodes of traced workers (node w hosts worker w) and the dedicated server nodes.
-  for (const auto& [node, dir] : {std::pair<int, const char*>{src_node, " NIC tx"},
-                                  std::pair<int, const char*>{dst_node, " NIC rx"}})
-    if (node >= plan_.workers || traced_.contains(node))
-      timeline_.push_back(TimelineEvent{"node " + std::to_string(node) + dir, name, to_string(task.step), start,
-                                        end - start, in.t, task.layer, -1});
 }
 
 // Links: the bytes each flow and copy put on them, and their busiest interval
@@ -142,10 +112,10 @@ void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGrap
   });
   fill_links(r, repeats, network);
   const int simulated = r.simulated_iterations;
-  for (const TimelineEvent& e : timeline_)
+  for (const TimelineEvent& e : timeline_.events())
     if (e.iteration < simulated) r.timeline.push_back(e);
   for (int t = simulated; t < k_; ++t)
-    for (const TimelineEvent& e : timeline_)
+    for (const TimelineEvent& e : timeline_.events())
       if (e.iteration == repeats.steady()) {
         TimelineEvent copy = e;
         copy.iteration = t;

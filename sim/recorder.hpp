@@ -8,6 +8,7 @@
 #include "model/run/engine.hpp"
 #include "model/plan/instance_graph.hpp"
 #include "model/run/result.hpp"
+#include "model/run/timeline.hpp"
 #include "sim/network/nic_network.hpp"
 #include "sim/platform.hpp"
 #include "sim/repeat_detector.hpp"
@@ -23,10 +24,8 @@ class Recorder {
   void flow_landed(int t, int src_node, int dst_node, double bytes);
   // A PCIe copy of worker w.
   void copy_landed(int t, int worker, bool d2h, double bytes);
-  // Timeline: an instance on `track` (prefixed with its worker for worker tasks) from
-  // `start` to `end`; a flow on its sender's NIC tx track and its receiver's rx track.
-  void task(const Instance& in, const std::string& track, double start, double end);
-  void flow(const Instance& in, int src_node, int dst_node, double start, double end);
+  // The timeline (model/run/timeline.hpp): SimGrid says when each part ran.
+  Timeline& timeline() { return timeline_; }
   // Simulated time has just moved across an interval of delta_s (Engine::on_time_advance,
   // after the sharing was solved for it): each PCIe link's load during that interval, for
   // its peak (the NICs' peaks are the network backend's). Every link, every interval: a
@@ -45,8 +44,7 @@ class Recorder {
 
   const SyncPlan& plan_;
   const Platform& platform_;
-  bool timeline_on_;
-  WorkerSelection traced_;
+  Timeline timeline_;
   int k_;
   std::size_t nodes_, links_;  // links: NIC tx, rx per node, then PCIe d2h, h2d per worker
   // Per iteration (index t * nodes + n, t * links_ + link).
@@ -55,7 +53,6 @@ class Recorder {
   std::vector<double> link_peak_bytes_per_s_;     // PCIe: highest load over an interval of positive length
   std::vector<double> link_capacity_;             // bytes/s, less rounding: no need to sample above
   std::vector<std::size_t> flows_;
-  std::vector<TimelineEvent> timeline_;
 };
 
 // What a comm of `bytes` puts on its links: SimGrid moves whole bytes, at least one.

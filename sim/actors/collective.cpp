@@ -62,7 +62,7 @@ void Executor::run_channel(const Instance& in, int channel) {
     for (const CollectiveSend& s : r.sends) flow_landed(in, me, fold_.node(plan_.worker_node(s.peer)), s.bytes);
   }
   if (core_.last_part(in)) {
-    recorder_.task(in, "net", t0, now());
+    recorder_.timeline().instance(in, t0, now());
     complete(in);
   }
 }

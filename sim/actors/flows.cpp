@@ -67,11 +67,11 @@ void Executor::post(const Outgoing& out) {
 
 void Executor::land(const Outgoing& o) {
   flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
-  recorder_.flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now());
+  recorder_.timeline().flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now());
   if (o.notify_shards && --*o.flow.slice_left == 0)
     core_.delivered(o.in, o.flow.shard, o.flow.slice);
   if (core_.last_part(o.in)) {
-    recorder_.task(o.in, "net", o.t0, now());
+    recorder_.timeline().instance(o.in, o.t0, now());
     if (fold_.on() && !fold_.dedicated() && plan_.tasks[o.in.task].pattern == FlowPattern::to_shards)
       deliver_all(o.in);
     complete(o.in);

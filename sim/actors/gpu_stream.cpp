@@ -22,8 +22,8 @@ void Executor::enqueue_gpu(const Instance& in) {
 void Executor::run_gpu(int worker, int gpu) {
   sg4::Actor::self()->daemonize();
   const std::size_t w = std::size_t(worker), stream = std::size_t(worker * gpus_ + gpu);
-  const std::string gpu_track = info(Resource::gpu).track;
-  const std::string track = gpu == 0 ? gpu_track : gpu_track + " " + std::to_string(gpu);
+  // Each GPU of a node on its own lane: "GPU" (the leader), "GPU 1", ...
+  const std::string lane = gpu == 0 ? "" : std::string(info(Resource::gpu).track) + " " + std::to_string(gpu);
   for (;;) {
     Instance in{};
     {
@@ -37,7 +37,7 @@ void Executor::run_gpu(int worker, int gpu) {
     const double t0 = now();
     if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
     if (gpu == 0) recorder_.gpu_busy(in.t, seconds);
-    recorder_.task(in, track, t0, now());
+    recorder_.timeline().instance(in, t0, now(), lane);
     if (stream == 0) core_.path().gpu_busy(id(in), t0, now());  // the representative GPU
     const std::int64_t before = gpu_last_[stream];
     gpu_last_[stream] = std::int64_t(id(in));

@@ -11,12 +11,10 @@ void Executor::launch_host_exec(const Instance& in) {
   const Task& task = plan_.tasks[in.task];
   double amount = task.bytes;
   sg4::Host* host = nullptr;
-  std::string track = info(task.resource).track;
   if (task.resource == Resource::server_cpu) {  // `who` is a slice index, on its shard's node
     const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
     host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
     amount = full().stragglers.active(in.t) * s.bytes + task.duration_s * host->get_speed();
-    track = "shard " + std::to_string(s.shard) + " " + track;
   } else {
     host = platform_.d2d[std::size_t(in.who)];
   }
@@ -24,10 +22,10 @@ void Executor::launch_host_exec(const Instance& in) {
     complete(in);
     return;
   }
-  sg4::Actor::create(task.label, host, [this, in, amount, track] {
+  sg4::Actor::create(task.label, host, [this, in, amount] {
     const double t0 = now();
     sg4::this_actor::execute(amount);
-    recorder_.task(in, track, t0, now());
+    recorder_.timeline().instance(in, t0, now());
     complete(in);
   });
 }

@@ -17,11 +17,11 @@ void Executor::launch_copy(const Instance& in) {
   sg4::Host* src = d2h ? platform_.gpu[w] : platform_.mem[w];
   sg4::Mailbox* dst = d2h ? mem_inbox(in.who) : gpu_inbox(in.who);
   core_.expect(in, 1);
-  sg4::Actor::create("copy", src, [this, in, dst, bytes = task.bytes, d2h, track = info(task.resource).track] {
+  sg4::Actor::create("copy", src, [this, in, dst, bytes = task.bytes, d2h] {
     const double t0 = now();
     dst->put(payload(), wire_bytes(bytes));
     recorder_.copy_landed(in.t, in.who, d2h, bytes);
-    recorder_.task(in, track, t0, now());
+    recorder_.timeline().instance(in, t0, now());
     complete(in);
   });
 }
