@@ -65,6 +65,8 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   for (const Task& t : plan.tasks) {
     if (t.resource == Resource::gpu && !t.pass() && t.step != Step::quantize && t.step != Step::rebuild)
       refuse(std::string("GPU step '") + to_string(t.step) + "' has no arithmetic here");
+    if (t.step == Step::apply && t.scope != Scope::shard)
+      refuse("an update applied off the parameter-server shards has no arithmetic here");
     if (t.carries == possim::Payload::quantized) onebit_ = true;  // 1-bit values through the shards
     if (t.resource == Resource::network && t.pattern == FlowPattern::collective && t.collective != CollectiveKind::ring)
       refuse("only the ring all-reduce has arithmetic here");

@@ -1,15 +1,19 @@
-// Every resource a task can occupy, declared once: what a task's amount on it counts, the
-// plan rate that turns the amount into seconds, the latency each use pays, its trace
-// track, who owns one and the scope of the tasks on it, whether those tasks carry a
-// payload, and how network scaling and time dilation act on it. The plan's checks, the
-// uncontended task cost, scale_network, dilate_time and the engines' trace tracks read this
-// table; each engine binds the resources to its own machinery once (the analytic engine's
+// Every resource a task can occupy, declared once: the steps that run on it, what a task's
+// amount on it counts, the plan rate that turns the amount into seconds, the latency each
+// use pays, its trace track, who owns one and the scope of the tasks on it, whether those
+// tasks carry a payload, how network scaling and time dilation act on it, and which share
+// of the time breakdown waiting for it counts as. The plan's checks, the uncontended task
+// cost, scale_network, dilate_time, the time breakdown and the engines' trace tracks read
+// this table; each engine binds the resources to its own machinery once (the analytic engine's
 // slots, SimGrid's dispatch, the live node's emulated resources). A new resource is a row
 // here, a binding in each engine, and their tests.
 #pragma once
 #include <array>
 #include <cstddef>
 #include <cstdint>
+
+#include "model/plan/step.hpp"
+#include "model/plan/time_share.hpp"
 
 namespace possim {
 
@@ -55,10 +59,24 @@ struct ResourceInfo {
   bool carries;           // its tasks move a payload (copies and flows)
   bool network_scaled;    // scale_network divides its bytes and its rate
   bool dilated;           // dilate_time divides its rate, multiplies its latency and seconds
+  // What the representative GPU's wait for a task on it counts as in the time breakdown
+  // (model/run/breakdown.hpp). On the GPU itself that is another GPU's kernel: a peer it
+  // waits for (its own kernels count by their step).
+  TimeShare waited;
+  // Its tasks' time is shared, in Rates::copy_host_share, with the stack's per-byte host
+  // work on the same bytes (exposed host copy): copies between GPU and host.
+  bool host_work;
+  std::uint32_t steps;  // the steps that run on it (bit i: Step i); the first row holding a step is its default
 };
+
+constexpr std::uint32_t step_bit(Step s) { return std::uint32_t(1) << unsigned(s); }
+static_assert(kSteps <= 32, "ResourceInfo::steps holds a bit per step");
 
 const std::array<ResourceInfo, kResources>& resources();
 const ResourceInfo& info(Resource r);
 const char* to_string(Resource r);
+// Whether `s` may run on `r`; the resource a step runs on when a plan does not say.
+bool runs_on(Resource r, Step s);
+Resource resource_of(Step s);
 
 }  // namespace possim

@@ -8,29 +8,6 @@
 
 namespace possim {
 
-Resource resource_of(Step s) {
-  switch (s) {
-    case Step::forward:
-    case Step::backward:
-    case Step::rebuild:
-    case Step::quantize: return Resource::gpu;
-    case Step::copy_d2h: return Resource::pcie_d2h;
-    case Step::copy_h2d: return Resource::pcie_h2d;
-    case Step::gather:
-    case Step::scatter:
-    case Step::reduce_scatter:
-    case Step::all_gather: return Resource::intra_node;
-    case Step::push:
-    case Step::pull:
-    case Step::broadcast:
-    case Step::allreduce: return Resource::network;
-    case Step::apply: return Resource::server_cpu;
-    case Step::factors_in:
-    case Step::barrier: return Resource::none;
-  }
-  return Resource::none;
-}
-
 const char* to_string(CollectiveKind k) {
   switch (k) {
     case CollectiveKind::ring: return "ring";
@@ -102,7 +79,7 @@ void validate(const SyncPlan& plan) {
     if ((res.amount == Amount::flows) != (t.pattern != FlowPattern::none))
       fail(i, "network tasks, and only they, have a flow pattern");
     if (t.layer >= int(plan.layers.size())) fail(i, "layer index invalid");
-    if (t.resource != resource_of(t.step))
+    if (!runs_on(t.resource, t.step))
       fail(i, std::string("step ") + to_string(t.step) + " does not run on " + to_string(t.resource));
     if (res.carries != (t.carries != Payload::none)) fail(i, "copies and flows, and only they, carry a payload");
   }

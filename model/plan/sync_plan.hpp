@@ -38,9 +38,6 @@
 
 namespace possim {
 
-// The resource a step runs on (a plan's validate() holds every task to it).
-Resource resource_of(Step s);
-
 // GPU tasks: every GPU of a node runs its share of the batch (forward, backward), or the
 // leader GPU alone (steps on the node's gathered gradient).
 enum class GpuSet : std::uint8_t { leader, all };

@@ -9,32 +9,11 @@
 
 namespace possim {
 
-const char* column_name(TimeShare s) {
-  static const char* names[kTimeShares] = {"compute_s",         "exposed_network_s", "exposed_pcie_s",
-                                           "exposed_host_copy_s", "server_apply_s",    "sf_rebuild_s",
-                                           "quantization_s",      "barrier_wait_s"};
-  return names[std::size_t(s)];
-}
-
-const char* short_name(TimeShare s) {
-  static const char* names[kTimeShares] = {"compute", "net", "PCIe", "host copy", "apply", "rebuild", "quant", "wait"};
-  return names[std::size_t(s)];
-}
-
-const char* share_meaning(TimeShare s) {
-  static const char* names[kTimeShares] = {
-      "GPU forward and backward passes", "network flows not hidden by compute",
-      "PCIe and GPU-to-GPU copies not hidden",
-      "the stack's host work on each copied byte (runtime staging, PS client passes) not hidden",
-      "parameter-server shards applying updates",
-      "SF rebuild on the GPU", "1-bit quantization on the GPU",
-      "the step's barrier: waiting for stragglers, and the stack's step synchronisation round"};
-  return names[std::size_t(s)];
-}
-
 namespace {
 
-// Each step's share, in Step order (model/plan/step.hpp): a new step has one by construction.
+// Each step's share while the representative GPU runs it, in Step order
+// (model/plan/step.hpp): a new step has one by construction. Steps off the GPU name the
+// share their resource's wait counts as (tests/model/run/test_breakdown.cpp holds them to it).
 constexpr std::array<TimeShare, kSteps> kShareOf = {
     TimeShare::compute,       // forward
     TimeShare::compute,       // backward
@@ -107,7 +86,7 @@ void CriticalPath::count(const Task& task, const Breakdown& b, Breakdown& out,
 // on the same bytes (plan_builder.cpp): its time splits between them in that proportion.
 Breakdown CriticalPath::piece(const Task& task, TimeShare share, double seconds) const {
   Breakdown b;
-  if (task.resource == Resource::pcie_d2h || task.resource == Resource::pcie_h2d) {
+  if (info(task.resource).host_work) {
     const double host = plan_.rates.copy_host_share;
     b[TimeShare::host_copy] = seconds * host;
     b[TimeShare::pcie] = seconds * (1 - host);
@@ -128,9 +107,9 @@ void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown&
                                   ? x.queued_behind
                                   : x.released_by;
     const double from = next == InstanceTiming::kNone ? lower : std::max(lower, std::min(x.start_s, cursor));
-    // The representative GPU is idle: another GPU's kernel is a peer it waits for.
-    const TimeShare share = task.resource == Resource::gpu ? TimeShare::barrier_wait : share_of(task);
-    count(task, piece(task, share, cursor - from), out, per_layer);
+    // The representative GPU is idle: it waits for this task, as its resource's row says
+    // (another GPU's kernel is a peer it waits for).
+    count(task, piece(task, info(task.resource).waited, cursor - from), out, per_layer);
     cursor = from;
     at = next;
   }

@@ -24,30 +24,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/plan/time_share.hpp"
+
 namespace possim {
 
 struct SyncPlan;
 struct Task;
 
-enum class TimeShare : std::uint8_t {
-  compute,
-  network,
-  pcie,
-  host_copy,
-  server_apply,
-  sf_rebuild,
-  quantization,
-  barrier_wait,
-};
-constexpr std::size_t kTimeShares = 8;
-
-// Column names (seconds per iteration) and short table headers, in TimeShare order.
-const char* column_name(TimeShare s);   // "compute_s", "exposed_network_s", ...
-const char* short_name(TimeShare s);    // "compute", "net", ...
-const char* share_meaning(TimeShare s); // "GPU forward and backward passes", ...
-
-// The share a task's time counts as: a table keyed by its step (forward and backward
-// passes: compute; rebuild, quantize; copies; flows; apply; barriers), one entry per step.
+// The share a task's own time counts as while the representative GPU runs it: a table keyed
+// by its step (forward and backward passes: compute; rebuild; quantize), one entry per
+// step. Time the GPU waits for a task counts as the task's resource says
+// (ResourceInfo::waited, model/plan/resource.hpp).
 TimeShare share_of(const Task& t);
 
 struct Breakdown {

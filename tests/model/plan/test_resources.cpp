@@ -10,6 +10,7 @@
 #include "model/plan/network_scale.hpp"
 #include "model/plan/task_cost.hpp"
 #include "model/plan/time_dilation.hpp"
+#include "model/run/breakdown.hpp"
 #include "model/strategies/strategy.hpp"
 #include "sim/simgrid_engine.hpp"
 
@@ -129,4 +130,43 @@ TEST_CASE("the SimGrid engine's tracks are the table's: a worker's resource, a s
     seen.insert(track);
   }
   for (const char* used : {"GPU", "PCIe d2h", "PCIe h2d", "GPU-GPU", "CPU"}) CHECK(seen.count(used) == 1);
+}
+
+TEST_CASE("resource table: every step runs on a resource, its default the first row that holds it", "[resources]") {
+  for (std::size_t i = 0; i < kSteps; ++i) {
+    const Step s = Step(i);
+    INFO(to_string(s));
+    const Resource r = resource_of(s);
+    CHECK(runs_on(r, s));
+    for (const ResourceInfo& row : resources()) {
+      if (row.id == r) break;
+      CHECK_FALSE(runs_on(row.id, s));  // an earlier row would be its default
+    }
+  }
+  // A plan whose task names a resource its step does not run on is refused.
+  SyncPlan bad = plan_of("ps", 2);
+  for (Task& t : bad.tasks)
+    if (t.step == Step::copy_d2h) {
+      t.resource = Resource::pcie_h2d;
+      break;
+    }
+  CHECK_THROWS_WITH(validate(bad), Catch::Matchers::Contains("step copy_d2h does not run on pcie_h2d"));
+}
+
+TEST_CASE("resource table: a wait for a task counts as its resource's share, which off the GPU is its step's",
+          "[resources][breakdown]") {
+  // The breakdown charges the representative GPU's idle time to the resource it waits for
+  // (ResourceInfo::waited) and a kernel's own time to its step (share_of): the two tables
+  // agree on every step that does not run on a GPU.
+  for (std::size_t i = 0; i < kSteps; ++i) {
+    Task t;
+    t.step = Step(i);
+    t.resource = resource_of(t.step);
+    INFO(to_string(t.step));
+    if (info(t.resource).amount == Amount::seconds && info(t.resource).scope == Scope::worker) continue;  // a kernel
+    CHECK(share_of(t) == info(t.resource).waited);
+  }
+  CHECK(info(Resource::gpu).waited == TimeShare::barrier_wait);  // a peer's kernel
+  CHECK(info(Resource::pcie_d2h).host_work);
+  CHECK_FALSE(info(Resource::intra_node).host_work);
 }
