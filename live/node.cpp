@@ -260,7 +260,8 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
     case Resource::pcie_d2h:
     case Resource::pcie_h2d:
     case Resource::intra_node:
-    case Resource::server_cpu: {
+    case Resource::server_cpu:
+    case Resource::host_cpu: {
       EmulatedResource* r = nullptr;
       double amount = task.bytes, delay = 0;
       if (task.resource == Resource::server_cpu) {
@@ -270,6 +271,8 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
         r = cpu_.get();
       } else if (task.resource == Resource::intra_node) {
         r = d2d_.get();
+      } else if (task.resource == Resource::host_cpu) {  // the node's CPU, shared with its shards' applies
+        r = cpu_.get();
       } else {
         r = task.resource == Resource::pcie_d2h ? d2h_.get() : h2d_.get();
         delay = plan_.rates.pcie_latency_s;

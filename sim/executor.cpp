@@ -105,7 +105,8 @@ void Executor::occupy(ExecutorCore&, const Instance& in) {
     case Resource::pcie_d2h:
     case Resource::pcie_h2d: launch_copy(in); return;
     case Resource::intra_node:
-    case Resource::server_cpu: launch_host_exec(in); return;
+    case Resource::server_cpu:
+    case Resource::host_cpu: launch_host_exec(in); return;
     case Resource::none: launch_barrier(in); return;
     case Resource::network: break;
   }

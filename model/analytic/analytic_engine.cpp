@@ -15,7 +15,7 @@ namespace possim {
 
 namespace {
 
-enum Res { gpu, pcie_d2h, pcie_h2d, d2d, server_cpu, worker_tx, worker_rx, server_tx, server_rx, kNumRes };
+enum Res { gpu, pcie_d2h, pcie_h2d, d2d, server_cpu, worker_tx, worker_rx, server_tx, server_rx, host_cpu, kNumRes };
 
 // Resources a task holds, as a small list (at most two: a NIC tx and a NIC rx).
 struct Held {
@@ -38,6 +38,8 @@ Held resources(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
       h.res[1] = rx(l.rx_role);
       break;
     case Resource::none: break;
+    // The worker's node's CPU: the one its shard applies on when shards are colocated.
+    case Resource::host_cpu: h.res[0] = colocated ? server_cpu : host_cpu; break;
   }
   return h;
 }
@@ -45,7 +47,7 @@ Held resources(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
 const char* track_of(int res) {
   static const char* names[kNumRes] = {"GPU",           "PCIe d2h",      "PCIe h2d",
                                        "GPU-GPU",       "server CPU",    "worker NIC tx",
-                                       "worker NIC rx", "server NIC tx", "server NIC rx"};
+                                       "worker NIC rx", "server NIC tx", "server NIC rx", "host CPU"};
   return res >= 0 && res < kNumRes ? names[res] : "sync";
 }
 
@@ -222,8 +224,9 @@ void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, in
       const std::string layer = task.layer >= 0 ? plan.layers[std::size_t(task.layer)].name : "";
       for (int r : p.held[i].res) {
         if (r < 0) continue;
-        // The representative is worker 0; the server's tracks belong to no worker.
-        const int worker = r == server_cpu || r == server_tx || r == server_rx ? -1 : 0;
+        // The representative is worker 0; a shard's work and the server's NICs belong to no
+        // worker (a worker's own work on its node's CPU does).
+        const int worker = task.scope != Scope::worker || r == server_tx || r == server_rx ? -1 : 0;
         res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.label + " " + layer,
                                              to_string(task.step), s.start[s.id(t, i)], dur, t, task.layer, worker});
       }

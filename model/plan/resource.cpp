@@ -33,6 +33,10 @@ const std::array<ResourceInfo, kResources> kTable = {{
      steps({S::apply})},
     {Resource::none,       "none",       Amount::seconds, nullptr,                           nullptr,                  "step sync", Scope::cluster, false, false, true, TimeShare::barrier_wait, false,
      steps({S::factors_in, S::barrier})},
+    // A worker's own update applied by its node's CPU, as ZeRO-Offload's CPU Adam: the same
+    // kind of work, and rate, as a shard's apply (the node's CPU is the shard's when colocated).
+    {Resource::host_cpu,   "host_cpu",   Amount::bytes,   &Rates::server_apply_bytes_per_s,  nullptr,                  "host CPU", Scope::worker,  false, false, true,  TimeShare::server_apply, false,
+     steps({S::apply})},
 }};
 
 bool in_order() {

@@ -29,8 +29,9 @@ enum class Resource : std::uint8_t {
   network,     // NICs: the flows of `pattern`
   server_cpu,  // a shard's CPU: bytes of each worker's update at the apply rate, + duration_s
   none,        // occupies nothing (a barrier)
+  host_cpu,    // a worker node's CPU applying an update on the host (a CPU-side optimizer): bytes at the apply rate
 };
-constexpr std::size_t kResources = 7;
+constexpr std::size_t kResources = 8;
 
 // Who runs an instance: every worker, every slice of the task's tensor on its shard, or
 // the cluster once (a barrier: done when its deps are done on every worker).

@@ -1,6 +1,7 @@
 // Work measured in bytes on a host: a copy over a node's GPU-to-GPU path (the d2d host
-// runs at the intra-node rate), or a shard's apply of a slice on its node's CPU (at the
-// apply rate: every worker's update not dropped, plus the fixed per-request part).
+// runs at the intra-node rate), a shard's apply of a slice on its node's CPU (at the
+// apply rate: every worker's update not dropped, plus the fixed per-request part), or a
+// worker's own update applied on its node's CPU (the same host: they contend).
 #include "sim/executor.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -15,6 +16,8 @@ void Executor::launch_host_exec(const Instance& in) {
     const Slice& s = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
     host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
     amount = full().stragglers.active(in.t) * s.bytes + task.duration_s * host->get_speed();
+  } else if (task.resource == Resource::host_cpu) {  // the worker's node's CPU, bytes at its apply rate
+    host = platform_.node[std::size_t(plan_.worker_node(in.who))];
   } else {
     host = platform_.d2d[std::size_t(in.who)];
   }

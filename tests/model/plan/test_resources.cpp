@@ -11,6 +11,8 @@
 #include "model/plan/task_cost.hpp"
 #include "model/plan/time_dilation.hpp"
 #include "model/run/breakdown.hpp"
+#include "model/run/engine_registry.hpp"
+#include "model/run/plan_json.hpp"
 #include "model/strategies/strategy.hpp"
 #include "sim/simgrid_engine.hpp"
 
@@ -169,4 +171,37 @@ TEST_CASE("resource table: a wait for a task counts as its resource's share, whi
   CHECK(info(Resource::gpu).waited == TimeShare::barrier_wait);  // a peer's kernel
   CHECK(info(Resource::pcie_d2h).host_work);
   CHECK_FALSE(info(Resource::intra_node).host_work);
+}
+
+TEST_CASE("a worker's host CPU is its node's: its update contends with the colocated shard's apply on every "
+          "predicting engine", "[resources][host_cpu]") {
+  // One node, one GPU, its shard colocated. After backward (20 ms) the shard applies its
+  // 8 MB slice (8 ms at 1e9 B/s) while a CPU-side optimizer applies another 8 MB on the same
+  // CPU: 16 MB of work on one CPU, 16 ms, not 8.
+  const nlohmann::json j = nlohmann::json::parse(R"({
+   "format": "possim.plan.v1", "strategy": "ps", "model": "one_fc",
+   "cluster": {"nodes": 1, "gpus_per_node": 1, "nic_gbps": 8, "latency_s": 0, "server_shards": 1, "placement": "colocated"},
+   "batch_per_gpu": 32, "iterations": 3,
+   "rates": {"tcp_goodput": 1, "latency_s": 0, "per_message_s": 0, "pcie_bytes_per_s": 8e9, "pcie_latency_s": 0,
+             "d2d_bytes_per_s": 1e10, "server_apply_bytes_per_s": 1e9},
+   "layers": [{"name": "fc", "kind": "fc", "params": 2e6}],
+   "tensors": [{"layer": 0, "bytes": 8e6, "slices": [{"shard": 0, "bytes": 8e6, "pairs": 1}]}],
+   "tasks": [
+    {"step": "forward", "layer": 0, "duration_s": 0.010, "deps": [[4, 1]]},
+    {"step": "backward", "layer": 0, "duration_s": 0.020, "deps": [[0, 0]]},
+    {"step": "apply", "layer": 0, "tensor": 0, "deps": [[1, 0]]},
+    {"step": "apply", "resource": "host_cpu", "layer": 0, "bytes": 8e6, "deps": [[1, 0]]},
+    {"step": "barrier", "deps": [[2, 0], [3, 0]]}
+   ]})");
+  const SyncPlan p = plan_from_json(j, "host_cpu plan");
+  const double cpu_s = (p.tensors[0].slices[0].bytes + p.tasks[3].bytes) / p.rates.server_apply_bytes_per_s;
+  const double by_hand = p.tasks[0].duration_s + p.tasks[1].duration_s + cpu_s;
+  REQUIRE(by_hand == Approx(0.046));
+  for (const std::string& engine : predicting_engines()) {
+    INFO(engine);
+    CHECK(make_engine(engine, EngineRequest{})->run(p, {}).iteration_s == Approx(by_hand).epsilon(1e-9));
+  }
+  // Its seconds alone are its bytes at the apply rate, and it is a worker's task.
+  CHECK(resource_seconds(p.rates, p.tasks[3]) == p.tasks[3].bytes / p.rates.server_apply_bytes_per_s);
+  CHECK(p.tasks[3].scope == Scope::worker);
 }

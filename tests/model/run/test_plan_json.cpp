@@ -93,7 +93,17 @@ std::vector<std::string> golden_names() {
 }  // namespace
 
 TEST_CASE("golden plans: each expectation is the hand calculation from the plan's own numbers", "[plan_json][golden]") {
-  REQUIRE(golden_names() == std::vector<std::string>{"serial_copies", "two_node_ps", "two_node_ring"});
+  REQUIRE(golden_names() == std::vector<std::string>{"cpu_optimizer", "serial_copies", "two_node_ps", "two_node_ring"});
+  {  // one node: the update applied on the host CPU between the two copies, bytes at the apply rate
+    const SyncPlan p = load_plan((kGolden / "cpu_optimizer.plan.json").string());
+    REQUIRE(p.tasks[3].resource == Resource::host_cpu);
+    const auto copy = [&](const Task& t) { return p.rates.pcie_latency_s + t.bytes / p.rates.pcie_bytes_per_s; };
+    const double apply = p.tasks[3].bytes / p.rates.server_apply_bytes_per_s;
+    const Expected e = expected("cpu_optimizer");
+    CHECK(e.iteration_s == Approx(p.tasks[0].duration_s + p.tasks[1].duration_s + copy(p.tasks[2]) + apply +
+                                  copy(p.tasks[4])).epsilon(1e-12));
+    CHECK(e.timeline[3].duration_s == Approx(apply).epsilon(1e-12));
+  }
   {  // one node, nothing shared: forward, backward, two copies of PCIe latency + bytes / rate
     const SyncPlan p = load_plan((kGolden / "serial_copies.plan.json").string());
     const auto copy = [&](const Task& t) { return p.rates.pcie_latency_s + t.bytes / p.rates.pcie_bytes_per_s; };
