@@ -210,9 +210,21 @@ int cmd_run(const std::vector<std::string>& args) {
   const EngineInfo& info = engine_named(engine_name);
   const auto engine = make_engine(engine_name, request);
   if (!engine->writes_results()) {  // a rank serving its node in a live run under mpirun
-    run_sweep(s, *engine, 1);
+    engine->serve();
     return 0;
   }
+  // However the run ends, ranks serving this one are told to (end_run cannot throw out of a
+  // destructor: what it fails to reach, mpirun ends with this process).
+  struct EndRun {
+    const Engine& e;
+    ~EndRun() {
+      try {
+        e.end_run();
+      } catch (const std::exception& x) {
+        std::cerr << "possim: warning: " << x.what() << "\n";
+      }
+    }
+  } end_run{*engine};
   check_local_nodes(s, info, coordinator);
   // An engine that measures occupies the whole machine (its processes, its links): one
   // point at a time.

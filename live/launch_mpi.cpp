@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 
 #include "live/coordinate.hpp"
@@ -18,50 +19,99 @@
 
 namespace possim::live {
 
-LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& m, long seq) {
-  const int n = plan.cluster.total_nodes();
-  if (m.size < n)
-    throw InputError("mpirun", "", std::to_string(m.size) + " ranks for a plan of " + std::to_string(n) + " nodes",
-                     "at least one rank per node (mpirun -np " + std::to_string(n) + ")");
-  LiveRun run;
-  if (m.rank >= n) return run;  // not in this plan
+namespace {
+
+NodeOptions node_options(const LaunchOptions& opt) {
   NodeOptions no;
   no.connect_timeout_s = opt.connect_timeout_s;
   no.arithmetic = opt.arithmetic;
   no.kernels = opt.kernels;
-  if (m.rank > 0) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
-    net::Fd fd;
-    nlohmann::json welcome;
-    for (;;) {
-      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-      if (left <= 0)
-        throw std::runtime_error("rank " + std::to_string(m.rank) + " was not let in by the coordinator at " +
-                                 m.host + ":" + std::to_string(m.port) + " within " +
-                                 std::to_string(int(opt.connect_timeout_s)) + " s");
-      fd = net::connect_tcp(m.host, std::uint16_t(m.port), left);
-      try {
-        net::set_timeouts(fd.get(), left);
-        net::send_json(fd.get(), {{"type", "rank"}, {"rank", m.rank}, {"seq", seq}});
-        welcome = net::recv_json(fd.get());
-        if (welcome.value("type", "") == "welcome") break;
-      } catch (const std::exception&) {  // turned away: the coordinator is on another plan
-      }
-      ::usleep(50000);
+  return no;
+}
+
+// Rank 0's listener for one gathering: the ranks it wants are let in (`want`), the others
+// answered with `other` (a rank this plan does not need sits it out) and closed.
+void gather(net::Fd& listener, const MpiRank& m, const LaunchOptions& opt, int want,
+            const std::function<void(int rank, net::Fd&)>& let_in, const nlohmann::json& other) {
+  std::vector<char> joined(std::size_t(m.size), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
+  for (int n = 0; n < want;) {
+    pollfd p{listener.get(), POLLIN, 0};
+    const int left_ms = int(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                deadline - std::chrono::steady_clock::now()).count());
+    if (left_ms <= 0 || ::poll(&p, 1, left_ms) <= 0)
+      throw std::runtime_error("only " + std::to_string(n) + " of " + std::to_string(want) +
+                               " ranks reached the coordinator at " + m.host + ":" + std::to_string(m.port) +
+                               " within " + std::to_string(int(opt.connect_timeout_s)) + " s");
+    net::Fd c = net::accept_tcp(listener.get());
+    net::set_timeouts(c.get(), opt.connect_timeout_s);
+    const nlohmann::json hello = net::recv_json(c.get());
+    const int r = hello.value("rank", -1);
+    if (hello.value("type", "") != "rank" || r < 1 || r >= m.size || joined[std::size_t(r)])
+      throw std::runtime_error("a connection to the coordinator gave a bad or repeated rank (" + std::to_string(r) + ")");
+    if (!other.is_null() && r > want) {  // not needed by this plan: it asks again for the next
+      net::send_json(c.get(), other);
+      continue;
     }
-    net::set_timeouts(fd.get(), 0);
-    // The plan rank 0 runs, as it sent it: every node executes one plan, whatever this
-    // rank would have built (model/run/plan_json.hpp checks it as any plan file).
-    if (!welcome.contains("plan"))
-      throw std::runtime_error("the coordinator at " + m.host + ":" + std::to_string(m.port) + " sent no plan");
-    const SyncPlan sent = plan_from_json(welcome["plan"], "the plan from rank 0");
-    if (sent.cluster.total_nodes() != n)
-      throw std::runtime_error("rank 0's plan has " + std::to_string(sent.cluster.total_nodes()) + " nodes, this rank's " +
-                               std::to_string(n) + ": the ranks do not run the same scenario");
-    if (run_node(sent, m.rank, fd.get(), net::local_address(fd.get()), no) != 0)
-      throw std::runtime_error("live node " + std::to_string(m.rank) + " failed (the coordinator says why)");
-    return run;
+    joined[std::size_t(r)] = 1;
+    ++n;
+    let_in(r, c);
   }
+}
+
+}  // namespace
+
+void serve_rank(const LaunchOptions& opt, const MpiRank& m) {
+  const NodeOptions no = node_options(opt);
+  bool said = false;
+  for (;;) {
+    // Until rank 0 listens: it is building its next plan, or running one this rank sits out.
+    net::Fd fd;
+    nlohmann::json answer;
+    for (;;) {
+      try {
+        fd = net::connect_tcp(m.host, std::uint16_t(m.port), 1.0);
+        net::set_timeouts(fd.get(), opt.connect_timeout_s);
+        net::send_json(fd.get(), {{"type", "rank"}, {"rank", m.rank}});
+        answer = net::recv_json(fd.get());
+        const std::string type = answer.value("type", "");
+        if (type == "welcome" || type == "done") break;
+      } catch (const std::exception&) {  // nobody listening yet, or the connection dropped
+      }
+      if (!said && opt.progress) opt.progress("rank " + std::to_string(m.rank) + " waits for the coordinator at " +
+                                              m.host + ":" + std::to_string(m.port));
+      said = true;
+      ::usleep(100000);
+    }
+    if (answer.value("type", "") == "done") return;
+    net::set_timeouts(fd.get(), 0);
+    // The plan rank 0 runs, as it sent it (model/run/plan_json.hpp checks it as any plan file).
+    if (!answer.contains("plan"))
+      throw std::runtime_error("the coordinator at " + m.host + ":" + std::to_string(m.port) + " sent no plan");
+    const SyncPlan plan = plan_from_json(answer["plan"], "the plan from rank 0");
+    if (m.rank >= plan.cluster.total_nodes())
+      throw std::runtime_error("rank 0 let rank " + std::to_string(m.rank) + " into a plan of " +
+                               std::to_string(plan.cluster.total_nodes()) + " nodes");
+    if (run_node(plan, m.rank, fd.get(), net::local_address(fd.get()), no) != 0)
+      throw std::runtime_error("live node " + std::to_string(m.rank) + " failed (the coordinator says why)");
+  }
+}
+
+void end_ranks(const LaunchOptions& opt, const MpiRank& m) {
+  if (m.size <= 1) return;
+  std::uint16_t port = std::uint16_t(m.port);
+  net::Fd listener = net::listen_tcp(m.host, port);
+  gather(listener, m, opt, m.size - 1, [](int, net::Fd& c) { net::send_json(c.get(), {{"type", "done"}}); }, nullptr);
+}
+
+LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& m) {
+  const int n = plan.cluster.total_nodes();
+  if (m.size < n)
+    throw InputError("mpirun", "", std::to_string(m.size) + " ranks for a plan of " + std::to_string(n) + " nodes",
+                     "at least one rank per node (mpirun -np " + std::to_string(n) + ")");
+  if (m.rank != 0) throw std::logic_error("run_rank: only rank 0 runs plans; the others serve (serve_rank)");
+  LiveRun run;
+  const NodeOptions no = node_options(opt);
   // Rank 0: listen, run node 0 in a child, and take every other rank's connection.
   const double t_begin = now_s();
   std::uint16_t port = std::uint16_t(m.port);
@@ -73,27 +123,12 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
   ctrl[0] = spawn_node(plan, 0, m.host, no, [&] {
     if (listener) ::close(listener.get());
   }, kids);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
-  for (int joined = 1; joined < n;) {
-    pollfd p{listener.get(), POLLIN, 0};
-    const int left_ms = int(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                deadline - std::chrono::steady_clock::now()).count());
-    if (left_ms <= 0 || ::poll(&p, 1, left_ms) <= 0)
-      throw std::runtime_error("only " + std::to_string(joined) + " of " + std::to_string(n) +
-                               " ranks reached the coordinator at " + m.host + ":" + std::to_string(m.port) +
-                               " within " + std::to_string(int(opt.connect_timeout_s)) + " s");
-    net::Fd c = net::accept_tcp(listener.get());
-    net::set_timeouts(c.get(), opt.connect_timeout_s);
-    const nlohmann::json hello = net::recv_json(c.get());
-    net::set_timeouts(c.get(), 0);
-    const int r = hello.value("rank", -1);
-    if (hello.value("seq", -1L) != seq) continue;  // a rank still on an earlier plan: closed, it retries
-    if (hello.value("type", "") != "rank" || r < 1 || r >= n || ctrl[std::size_t(r)])
-      throw std::runtime_error("a connection to the coordinator gave a bad or repeated rank (" + std::to_string(r) + ")");
-    net::send_json(c.get(), welcome);
-    ctrl[std::size_t(r)] = std::move(c);
-    ++joined;
-  }
+  if (n > 1)
+    gather(listener, m, opt, n - 1, [&](int r, net::Fd& c) {
+      net::send_json(c.get(), welcome);
+      net::set_timeouts(c.get(), 0);
+      ctrl[std::size_t(r)] = std::move(c);
+    }, {{"type", "sit_out"}});
   listener.reset();  // the next plan's ranks meet a new listener
   std::vector<std::string> address(static_cast<std::size_t>(n));  // node 0: m.host; the rest say theirs
   address[0] = m.host;

@@ -27,7 +27,22 @@ std::string fixed_text(double x) {
 
 }  // namespace
 
+void LiveEngine::serve() const {
+  if (!opt_.mpi || opt_.mpi->rank == 0) throw std::logic_error("LiveEngine::serve: only mpirun's ranks 1..n-1 serve");
+  LaunchOptions launch = opt_.launch;
+  // As run() gives a node under mpirun: the machine is its own (no dilation), CPU kernels
+  // may hold half its memory.
+  if (launch.kernels.enabled() && launch.kernels.backend == "cpu")
+    launch.kernels.max_bytes = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE)) / 2;
+  serve_rank(launch, *opt_.mpi);
+}
+
+void LiveEngine::end_run() const {
+  if (opt_.mpi && opt_.mpi->rank == 0) end_ranks(opt_.launch, *opt_.mpi);
+}
+
 Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
+  if (opt_.mpi && opt_.mpi->rank != 0) throw std::logic_error("LiveEngine::run: under mpirun only rank 0 runs plans");
   const int nodes = plan.cluster.total_nodes();
   if (!opt_.mpi && nodes > kMaxLocalNodes)
     throw InputError("cluster", "", std::to_string(nodes) + " nodes is more than a local live run can host",
@@ -73,7 +88,7 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
                          "{\"network_scale\": K} divides rates and bytes by K");
   LiveRun run;
   try {
-    run = opt_.mpi ? run_rank(emulated, launch, *opt_.mpi, runs_++) : run_local(emulated, launch);
+    run = opt_.mpi ? run_rank(emulated, launch, *opt_.mpi) : run_local(emulated, launch);
   } catch (const LiveFailure& f) {
     if (f.completed_end_s.empty()) throw std::runtime_error(f.what());
     // What the completed iterations measured is kept, marked: their ends as the coordinator
@@ -85,13 +100,6 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
     r.failure += " (kept: the " + std::to_string(f.completed_end_s.size()) + " iterations every node completed)";
     return r;
   }
-  if (run.reports.empty()) {  // a serving rank: what it measured is rank 0's to report
-    std::vector<double> ends;
-    for (int t = 1; t <= std::max(1, plan.iterations); ++t) ends.push_back(t);
-    Result r = begin_result(plan, "live (serving rank)", ends);
-    return r;
-  }
-
   const InstanceGraph graph(scaled);
   const int k = graph.iterations();
   std::vector<Instance> of(graph.size());

@@ -27,17 +27,18 @@ class LiveEngine : public Engine {
  public:
   explicit LiveEngine(LiveOptions opt = {}) : opt_(std::move(opt)) {}
   const char* name() const override { return "live"; }
-  // Under mpirun, ranks other than 0 serve their node and return a Result that only
-  // says so (engine "live (serving rank)"); rank 0's is the run's.
+  // Under mpirun, rank 0 runs each plan across the ranks (live/launch_mpi.hpp); the
+  // others serve() their node of whatever plan it sends, and end when it says end_run().
   Result run(const SyncPlan& plan, const RunOptions& opt) const override;
   bool writes_results() const override { return !opt_.mpi || opt_.mpi->rank == 0; }
+  void serve() const override;
+  void end_run() const override;
 
   // Nodes a local live run may have: each is a process with a thread per connection.
   static constexpr int kMaxLocalNodes = 64;
 
  private:
   LiveOptions opt_;
-  mutable long runs_ = 0;  // plans run so far (mpirun's ranks keep in step by it)
 };
 
 }  // namespace possim::live

@@ -27,9 +27,14 @@ class Engine {
   // Runs the plan as written; throws InputError naming what it cannot honour rather than
   // ignoring it.
   virtual Result run(const SyncPlan& plan, const RunOptions& opt) const = 0;
-  // Whether this process writes what the engine returns (false: a live rank serving its
-  // node under mpirun, whose Result only says so).
+  // Whether this process runs the scenario's points and writes what the engine returns
+  // (false: a live rank serving its node under mpirun, which serve()s instead).
   virtual bool writes_results() const { return true; }
+  // A process that writes no results: runs what its coordinator sends until told the run
+  // is over.
+  virtual void serve() const {}
+  // The points are done (or failed): an engine whose ranks serve tells them to end.
+  virtual void end_run() const {}
 };
 
 // A Result's header (model, strategy, engine, cluster) and iteration times from the

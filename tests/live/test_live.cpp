@@ -415,39 +415,48 @@ TEST_CASE("the live engine runs the two-node golden plans over tc-shaped links i
   }
 }
 
-TEST_CASE("under mpirun, ranks run the plan rank 0 sends them, not one of their own", "[live][mpi]") {
+TEST_CASE("under mpirun, ranks 1..n-1 run every plan rank 0 sends, sit out those without them, and end when told",
+          "[live][mpi]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
-  // Rank 0 runs ring all-reduce; rank 1 was handed a PS plan of the same two nodes. Were
-  // rank 1 to run its own, its node would speak a plan the coordinator does not know.
+  // Rank 0 runs a two-node ring all-reduce, then a three-node PS plan, then ends the run.
+  // Ranks 1 and 2 build no plan of their own: rank 2 sits the first out.
   const SyncPlan ring = make_plan("allreduce", request(net, prof, 2, 10, 32, 2));
-  const SyncPlan ps = make_plan("ps", request(net, prof, 2, 10, 32, 2));
-  REQUIRE(ring.tasks.size() != ps.tasks.size());
+  const SyncPlan ps = make_plan("ps", request(net, prof, 3, 10, 32, 2));
   live::LaunchOptions o;
   o.netns = false;
   live::MpiRank m;
-  m.size = 2;
+  m.size = 3;
   m.host = "127.0.0.1";
   m.port = 20000 + int((::getpid() + 7919) % 20000);
-  const pid_t rank1 = ::fork();
-  REQUIRE(rank1 >= 0);
-  if (rank1 == 0) {
-    int status = 1;
-    try {
-      live::MpiRank r1 = m;
-      r1.rank = 1;
-      const live::LiveRun run = live::run_rank(ps, o, r1, 0);
-      status = run.reports.empty() ? 0 : 1;
-    } catch (...) {
+  std::vector<pid_t> ranks;
+  for (int r = 1; r < m.size; ++r) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      int status = 1;
+      try {
+        live::MpiRank mine = m;
+        mine.rank = r;
+        live::serve_rank(o, mine);
+        status = 0;
+      } catch (...) {
+      }
+      ::_exit(status);
     }
-    ::_exit(status);
+    ranks.push_back(pid);
   }
-  const live::LiveRun run = live::run_rank(ring, o, m, 0);
-  int status = -1;
-  ::waitpid(rank1, &status, 0);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  REQUIRE(run.reports.size() == 2);  // both nodes reported on the ring's plan
+  const live::LiveRun first = live::run_rank(ring, o, m);
+  const live::LiveRun second = live::run_rank(ps, o, m);
+  live::end_ranks(o, m);
+  for (const pid_t pid : ranks) {
+    int status = -1;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  CHECK(first.reports.size() == 2);   // both nodes reported on the ring's plan
+  CHECK(second.reports.size() == 3);  // and all three on PS's
 }
 
 TEST_CASE("over tc-shaped links, a network-bound point runs live within 15% of SimGrid's "
