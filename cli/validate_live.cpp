@@ -16,7 +16,6 @@
 #include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
-#include "sim/simgrid_engine.hpp"
 
 namespace possim::cli {
 
@@ -69,10 +68,10 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
   const Scenario s = load_scenario(scenario_path);
   const live::LiveSettings settings = live::live_settings(s);
   const auto live = make_engine("live", engine_request(&s));
-  sim::SimGridOptions so;
-  so.reduce = sim::SimGridOptions::Reduce::off;  // the same nodes as the live run
-  const sim::SimGridEngine simgrid(so);
-  const AtScale sim(simgrid, settings.network_scale);
+  EngineRequest q = engine_request(&s);
+  q.reduce = "off";  // the same nodes as the live run
+  const auto simgrid = make_engine("simgrid", q);
+  const AtScale sim(*simgrid, settings.network_scale);
 
   std::cerr << "possim validate: " << sweep_points(s).size() << " points, live then simgrid\n";
   const std::vector<Result> measured = run_sweep(s, *live, 1);
