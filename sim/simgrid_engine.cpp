@@ -118,16 +118,20 @@ void write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+std::uint64_t clock_step_budget(const SyncPlan& plan, const SimGridOptions& sim) {
+  // What runs (worker 0 alone, folded; its collectives still take every worker's rounds).
+  const SimulationSize size =
+      check_simulation_size(reduces(plan, sim) ? folded_plan(plan) : plan, sim.flow_per_kv_pair, plan.workers);
+  return sim.max_clock_steps > 0 ? sim.max_clock_steps
+         : size.events() > (UINT64_MAX - SimProgress::kStepsBase) / SimProgress::kStepsPerEvent
+             ? UINT64_MAX
+             : size.events() * SimProgress::kStepsPerEvent + SimProgress::kStepsBase;
+}
+
 Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   const bool fold = reduces(plan, options_);
-  // Before the child allocates it: what runs (worker 0 alone, folded).
-  const SimulationSize size = check_simulation_size(fold ? folded_plan(plan) : plan, options_.flow_per_kv_pair);
   const SharedProgress progress;
-  progress.get()->step_budget =
-      options_.max_clock_steps > 0 ? options_.max_clock_steps
-      : size.events() > (UINT64_MAX - SimProgress::kStepsBase) / SimProgress::kStepsPerEvent
-          ? UINT64_MAX
-          : size.events() * SimProgress::kStepsPerEvent + SimProgress::kStepsBase;
+  progress.get()->step_budget = clock_step_budget(plan, options_);  // before the child allocates anything
   if (fold && first_fold_notice(plan.strategy, plan.workers))
     std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
                  "exact: sim/fold.hpp); --no-reduce simulates every node\n",

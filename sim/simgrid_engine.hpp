@@ -45,6 +45,11 @@ struct SimGridOptions {
 // it is). Throws InputError when folding is asked for (Reduce::on) and not valid.
 bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not = nullptr);
 
+// The clock steps a run of `plan` may take (SimGridOptions::max_clock_steps, or derived
+// from what it simulates: folded, worker 0's instances and flows, a collective's rounds
+// over all its workers). Checks the simulation's size first (InputError when too large).
+std::uint64_t clock_step_budget(const SyncPlan& plan, const SimGridOptions& sim);
+
 // Adds the engine to the registry (model/run/engine_registry.hpp).
 void register_simgrid_engine();
 

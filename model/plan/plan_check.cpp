@@ -96,7 +96,8 @@ std::uint64_t SimulationSize::events() const {
   return e;
 }
 
-SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair) {
+SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair, int group_workers) {
+  const int group = group_workers > 0 ? group_workers : plan.workers;
   using u64 = std::uint64_t;
   const u64 workers = u64(plan.workers), iterations = u64(std::max(1, plan.iterations));
   u64 instances = 0, flows = 0;  // saturate at the maximum: over any limit
@@ -120,7 +121,7 @@ SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair
       }
       case FlowPattern::to_peers: add(flows, workers, workers - 1); break;
       case FlowPattern::collective:
-        add(flows, workers, u64(collective_load(t.collective, plan.workers, t.bytes, t.chunks).messages_max));
+        add(flows, workers, u64(collective_load(t.collective, group, t.bytes, t.chunks).messages_max));
         break;
       case FlowPattern::none: break;
     }

@@ -25,6 +25,8 @@ struct SimulationSize {
   std::uint64_t iterations = 1;
   std::uint64_t events() const;           // instances + flows over all iterations, saturating
 };
-SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair);
+// `group_workers` (0: the plan's): the workers a collective spans when the plan simulates
+// fewer of them (a plan folded onto worker 0 still runs each collective's rounds over all).
+SimulationSize check_simulation_size(const SyncPlan& plan, bool flow_per_kv_pair, int group_workers = 0);
 
 }  // namespace possim

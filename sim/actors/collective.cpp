@@ -2,6 +2,7 @@
 // its rounds in order; in a round it pays the per-message cost of its sends, sends through
 // the network backend, takes one flow from each peer it expects (buffered: it may have
 // landed already), and waits for its own sends to land.
+#include <array>
 #include <tuple>
 
 #include "model/plan/collective.hpp"
@@ -36,10 +37,18 @@ void Executor::run_channel(const Instance& in, int channel) {
   // worker d places back is worker 0's own k-th send to the worker d places ahead, routed
   // out over node 0's tx and back in over its rx (sim/fold.hpp): one slot per offset.
   const int p = full().workers;
+  // A ring's rounds use the same two slots over and over: the last few are kept here, not
+  // looked up in the executor's map 2(P-1) times.
+  std::array<std::pair<std::tuple<int, int, int>, sg4::SemaphorePtr>, 4> recent{};
+  std::size_t next_recent = 0;
   const auto slot = [&](int stream, int src, int dst) {
     if (fold_.on()) std::tie(src, dst) = std::make_pair(0, ((dst - src) % p + p) % p);
+    const std::tuple<int, int, int> key{stream, src, dst};
+    for (const auto& [k, sem] : recent)
+      if (sem && k == key) return sem;
     sg4::SemaphorePtr& s = slots_[{in.t, int(in.task), stream, src, dst}];
     if (!s) s = sg4::Semaphore::create(0);
+    recent[next_recent++ % recent.size()] = {key, s};
     return s;
   };
   // Receive buffers (NCCL's slots): a peer's send moves as soon as it is posted, and a
@@ -47,10 +56,11 @@ void Executor::run_channel(const Instance& in, int channel) {
   // receiver instead of waiting for it to ask.
   const int me = fold_.node(plan_.worker_node(in.who));
   const double t0 = now();
+  // Each round waits for its own sends to land: one count, back at 0 after every round.
+  const sg4::SemaphorePtr sent = sg4::Semaphore::create(0);
   for (const CollectiveRound& r : rounds) {
     if (plan_.rates.per_message_s > 0 && !r.sends.empty())
       sg4::this_actor::sleep_for(plan_.rates.per_message_s * double(r.sends.size()));
-    const sg4::SemaphorePtr sent = sg4::Semaphore::create(0);
     for (const CollectiveSend& s : r.sends)
       network_->send(me, fold_.node(plan_.worker_node(s.peer)), double(wire_bytes(s.bytes)),
                      [to = slot(s.stream, in.who, s.peer), sent] {

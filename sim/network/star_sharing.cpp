@@ -18,6 +18,12 @@ StarSharing::StarSharing(std::vector<double> tx_bytes_per_s, std::vector<double>
   }
   load_.assign(capacity_.size(), 0);
   peak_.assign(capacity_.size(), 0);
+  left_.assign(capacity_.size(), 0);
+  share_.assign(capacity_.size(), 0);
+  users_.assign(capacity_.size(), 0);
+  stamp_.assign(capacity_.size(), 0);
+  local_.assign(capacity_.size(), 0);
+  heap_at_.assign(capacity_.size(), kNone);
 }
 
 StarSharing::FlowId StarSharing::add(int src, int dst, double bytes, double latency_s) {
@@ -80,7 +86,7 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
   const std::size_t first = landed.size();
   if (dt > 0) {
     if (!solved_) solve();  // the rates that held since now_s_
-    for (std::size_t j = 0; j < load_.size(); ++j) peak_[j] = std::max(peak_[j], load_[j]);
+    for (const std::uint32_t j : loaded_) peak_[j] = std::max(peak_[j], load_[j]);  // the others carry nothing
     for (const std::uint32_t id : active_) pair_[id].served += pair_[id].rate * dt;
     now_s_ = t_s;
   }
@@ -148,44 +154,56 @@ double StarSharing::load_bytes_per_s(std::size_t link) {
 // Progressive filling: the link whose remaining capacity per unfixed flow is smallest
 // fixes its flows at that share; their other links lose what they take. The links wait
 // in a binary heap indexed by link, so a link whose share changes moves in O(log links).
+// Only the links of moving pairs take part, in link order (the order a solve over every
+// link would give them, equal shares included): a solve is O(pairs log pairs), whatever
+// the node count.
 void StarSharing::solve() {
-  const std::size_t links = capacity_.size();
-  left_ = capacity_;
-  users_.assign(links, 0);
+  // The links in use, ascending.
+  ++epoch_;
+  used_.clear();
+  for (const std::uint32_t id : active_)
+    for (const std::size_t j : {tx(pair_[id].src), rx(pair_[id].dst)})
+      if (stamp_[j] != epoch_) {
+        stamp_[j] = epoch_;
+        used_.push_back(std::uint32_t(j));
+      }
+  std::sort(used_.begin(), used_.end());
+  const std::size_t links = used_.size();
+  for (std::size_t k = 0; k < links; ++k) {
+    const std::uint32_t j = used_[k];
+    local_[j] = std::uint32_t(k);
+    left_[j] = capacity_[j];
+    users_[j] = 0;
+  }
   first_.assign(links + 1, 0);
   for (const std::uint32_t id : active_) {
     const Pair& p = pair_[id];
     users_[tx(p.src)] += p.moving;
     users_[rx(p.dst)] += p.moving;
-    ++first_[tx(p.src) + 1];
-    ++first_[rx(p.dst) + 1];
+    ++first_[local_[tx(p.src)] + 1];
+    ++first_[local_[rx(p.dst)] + 1];
   }
-  for (std::size_t j = 0; j < links; ++j) first_[j + 1] += first_[j];
+  for (std::size_t k = 0; k < links; ++k) first_[k + 1] += first_[k];
   member_.resize(first_[links]);
-  {
-    std::vector<std::uint32_t> at(first_.begin(), first_.end() - 1);
-    for (const std::uint32_t id : active_) {
-      member_[at[tx(pair_[id].src)]++] = id;
-      member_[at[rx(pair_[id].dst)]++] = id;
-      pair_[id].rate = -1;  // unfixed
-    }
+  at_.assign(first_.begin(), first_.end() - 1);
+  for (const std::uint32_t id : active_) {
+    member_[at_[local_[tx(pair_[id].src)]]++] = id;
+    member_[at_[local_[rx(pair_[id].dst)]]++] = id;
+    pair_[id].rate = -1;  // unfixed
   }
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  share_.assign(links, kInf);
   heap_.clear();
-  heap_at_.assign(links, kNone);
-  for (std::size_t j = 0; j < links; ++j)
-    if (users_[j] > 0) {
-      share_[j] = left_[j] / double(users_[j]);
-      heap_at_[j] = std::uint32_t(heap_.size());
-      heap_.push_back(std::uint32_t(j));
-    }
+  for (const std::uint32_t j : used_) {  // every used link has users
+    share_[j] = left_[j] / double(users_[j]);
+    heap_at_[j] = std::uint32_t(heap_.size());
+    heap_.push_back(j);
+  }
   for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
   while (!heap_.empty() && share_[heap_[0]] < kInf) {
     const std::uint32_t j = heap_[0];
     const double share = share_[j];
     remove_top();
-    for (std::uint32_t m = first_[j]; m < first_[j + 1]; ++m) {
+    for (std::uint32_t m = first_[local_[j]]; m < first_[local_[j] + 1]; ++m) {
       Pair& p = pair_[member_[m]];
       if (p.rate >= 0) continue;
       p.rate = share;
@@ -198,12 +216,16 @@ void StarSharing::solve() {
       sift_down(heap_at_[other]);
     }
   }
-  std::fill(load_.begin(), load_.end(), 0.0);
+  for (const std::uint32_t j : heap_) heap_at_[j] = kNone;  // links left with no unfixed flow
+  heap_.clear();
+  // Loads: the links loaded at the last solve are cleared, then this solve's are summed.
+  for (const std::uint32_t j : loaded_) load_[j] = 0.0;
   for (const std::uint32_t id : active_) {
     const Pair& p = pair_[id];
     load_[tx(p.src)] += double(p.moving) * p.rate;
     load_[rx(p.dst)] += double(p.moving) * p.rate;
   }
+  loaded_.swap(used_);
   solved_ = true;
 }
 

@@ -15,7 +15,8 @@
 // (bench/results/simgrid_scale.md). Here flows between the same two nodes always get the
 // same rate, so the solver works on the node pairs with flows moving (however many flows
 // each holds), each with a processor-sharing clock: a flow lands when its pair
-// has served it its bytes. One solve is O(pairs log links); a landing costs O(log flows).
+// has served it its bytes. One solve is O(pairs log pairs), whatever the node count; a
+// landing costs O(log flows).
 // Measured (bench/results/simgrid_scale.md): full 256-node runs 16-30x faster than with
 // SimGrid's solver, with the same results (1.1e-8 relative at worst in the tests).
 //
@@ -105,11 +106,15 @@ class StarSharing {
   std::vector<std::uint32_t> free_pair_, active_;  // active_: pairs with moving flows
   std::vector<std::uint32_t> active_at_;           // per pair: its index in active_
   std::unordered_map<std::uint64_t, std::uint32_t> pair_of_;  // src * nodes + dst
-  // Solver scratch, kept between solves.
+  // Solver scratch, kept between solves; per link, only the used links' entries are read.
   std::vector<double> left_, share_;  // per link: capacity not yet given, and per unfixed flow
   std::vector<std::int64_t> users_;   // per link: unfixed flows
-  std::vector<std::uint32_t> first_, member_;  // per link: its pairs, member_[first_[j]..first_[j+1])
-  std::vector<std::uint32_t> heap_, heap_at_;  // links not yet fixed; each one's place in heap_
+  std::vector<std::uint64_t> stamp_;  // per link: the solve that last found it in use
+  std::uint64_t epoch_ = 0;
+  std::vector<std::uint32_t> used_, loaded_;   // links of moving pairs, ascending: this solve's, the last one's
+  std::vector<std::uint32_t> local_;           // per link: its place in used_
+  std::vector<std::uint32_t> first_, member_, at_;  // per used link k: its pairs, member_[first_[k]..first_[k+1])
+  std::vector<std::uint32_t> heap_, heap_at_;  // links not yet fixed; each one's place in heap_ (kNone: none)
 };
 
 }  // namespace possim::sim
