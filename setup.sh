@@ -10,6 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev          # scenario, profile and result JSON
   libboost-program-options-dev  # the command line
   libeigen3-dev               # fitting, factor rebuild
+  libcsv-dev                  # measured points as CSV (RFC 4180)
   libsimgrid-dev              # the discrete-event engine
   catch2                      # tests
   gnuplot-nox                 # report plots

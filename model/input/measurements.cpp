@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/input/csv_reader.hpp"
 #include "model/input/error.hpp"
 #include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
@@ -166,25 +167,25 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where,
                          const std::string& base_dir, int default_batch) {
   MeasurementSet set;
   set.path = where;
-  std::istringstream in(text);
-  std::string line;
+  if (text.compare(0, 2, "\xFF\xFE") == 0 || text.compare(0, 2, "\xFE\xFF") == 0)
+    throw InputError(where, "", "is UTF-16 (it begins with the byte order mark " +
+                                    std::string(text[0] == '\xFF' ? "FF FE" : "FE FF") + ")",
+                     "CSV in UTF-8 (a spreadsheet's \"CSV UTF-8\")");
   std::vector<std::string> header;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
+  for (CsvRow& row : read_csv(text, where).rows) {
     std::vector<std::string> cells;
-    std::stringstream ss(t);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(trim(cell));
-    if (!t.empty() && t.back() == ',') cells.push_back("");
-    const Checker c{where + ":" + std::to_string(lineno), ""};
+    for (const std::string& cell : row.cells) cells.push_back(trim(cell));
+    const Checker c{where + ":" + std::to_string(row.line), ""};
     if (header.empty()) {
       header = cells;
       for (std::size_t i = 0; i < header.size(); ++i) {
         if (!known(header[i]))
-          c.fail("header", "unknown column '" + json_check::quoted(header[i]) + "'", "columns " + known_list());
+          c.fail("header",
+                 "unknown column '" + json_check::quoted(header[i]) + "'" +
+                     (header[i].find("\xEF\xBB\xBF") != std::string::npos
+                          ? " (it holds a byte order mark, U+FEFF, which is invisible: save the file as UTF-8 without one)"
+                          : ""),
+                 "columns " + known_list());
         for (std::size_t j = 0; j < i; ++j)
           if (header[j] == header[i])
             c.fail("header", "column '" + header[i] + "' appears twice", "each column once");
@@ -298,11 +299,11 @@ double MeasurementPoint::in_measured_unit(double predicted_iteration_s) const {
 
 std::string measurements_csv(const std::vector<MeasurementPoint>& points) {
   std::string s = "model,strategy,nodes,nic_gbps,iteration_s,batch,gpus_per_node,stack\n";
-  char buf[256];
+  char buf[128];
   for (const auto& p : points) {
-    std::snprintf(buf, sizeof buf, "%s,%s,%d,%.17g,%.17g,%d,%d,", p.model.c_str(),
-                  p.strategy.c_str(), p.nodes, p.nic_gbps, p.iteration_s, p.batch, p.gpus_per_node);
-    s += buf + p.stack + "\n";
+    std::snprintf(buf, sizeof buf, ",%d,%.17g,%.17g,%d,%d,", p.nodes, p.nic_gbps, p.iteration_s, p.batch,
+                  p.gpus_per_node);
+    s += csv_field(p.model) + "," + csv_field(p.strategy) + buf + csv_field(p.stack) + "\n";
   }
   return s;
 }
