@@ -82,6 +82,9 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   const std::unique_ptr<Engine> engine = make_engine(engine_name, engine_request());
 
   const MeasurementSet m = load_measurement_files(meas_paths, batch);
+  std::string note;
+  measured_profile(m, base_ref, "--profile", &note);  // the base given wins; a point naming another is said
+  if (!note.empty()) std::cerr << "possim: warning: " << note << "\n";
   const Profile base = load_profile(base_ref, ".");
   cal::ClusterFitOptions opt;
   opt.engine = engine.get();

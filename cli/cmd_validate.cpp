@@ -24,14 +24,14 @@ namespace cal = possim::calibrate;
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::vector<std::string> paths;
-  std::string profile_ref = "titanx_maxwell", engine_name = default_engine(), json_out;
+  std::string profile_ref, engine_name = default_engine(), json_out;
   int batch = 32, shards = 0;
   bool live = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   double latency_us = 50, tolerance = 0;
   desc.add_options()("measurements", po::value(&paths)->required()->multitoken(),
                      "CSV or JSON files of measured points")(
-      "profile", po::value(&profile_ref)->default_value(profile_ref), "profile that predicts")(
+      "profile", po::value(&profile_ref), "profile that predicts (default: the one the points' profile column names)")(
       "engine", po::value(&engine_name)->default_value(engine_name), "simgrid or analytic")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "points predicted in parallel")(
       "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
@@ -68,7 +68,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     throw InputError("--latency-us", "", "is not in range", "microseconds in [0, 1e6]");
   const std::unique_ptr<Engine> engine = make_engine(engine_name, engine_request());
   const MeasurementSet m = load_measurement_files(paths, batch);
-  const Profile profile = load_profile(profile_ref, ".");
+  std::string note;
+  const Profile profile = load_profile(measured_profile(m, profile_ref, "--profile", &note), ".");
+  if (!note.empty()) std::cerr << "possim: warning: " << note << "\n";
   cal::ClusterAssumptions a;
   a.latency_s = latency_us * 1e-6;
   a.server_shards = shards;

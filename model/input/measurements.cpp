@@ -28,14 +28,14 @@ const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_g
 const std::vector<std::string> kMeasures = {"iteration_s", "images_per_s", "speedup"};
 const std::vector<std::string> kOptional = {"iteration_s", "images_per_s", "speedup",
                                             "reference_images_per_s", "batch", "gpus_per_node",
-                                            "stack", "source"};
+                                            "stack", "profile", "source"};
 // Columns of possim's own results.csv that a measurement file may carry and that are
 // ignored (batch_per_gpu is read as batch).
 const std::vector<std::string> kResultColumns = {
     "engine", "latency_s", "server_shards", "batch_per_gpu", "scaling_efficiency",
     "gpu_busy_s", "gpu_stall_s", "stall_share", "sent_bytes_per_node_max",
     "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean"};
-const std::vector<std::string> kText = {"model", "strategy", "stack", "source"};
+const std::vector<std::string> kText = {"model", "strategy", "stack", "profile", "source"};
 
 constexpr long long kMaxBatch = limits::kMaxBatchPerGpu;  // as a scenario's batch_per_gpu
 // A measured figure (seconds, images/s, a speedup) beyond this is a typo; an iteration
@@ -131,6 +131,7 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
     p.batch = c.integer("batch_per_gpu", f.at("batch_per_gpu"), kMaxBatch);
   if (given("stack")) p.stack = f.at("stack");
   if (given("source")) p.source = f.at("source");
+  if (given("profile")) p.profile = f.at("profile");
   if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
     p.gpus_per_node = c.integer("gpus_per_node", it->second, limits::kMaxGpusPerNode);
   if (is_reference(p.strategy) && p.nodes != 1)
@@ -295,6 +296,33 @@ double MeasurementPoint::in_measured_unit(double predicted_iteration_s) const {
   if (measured_as == "speedup")
     return images_per_iteration() / predicted_iteration_s / reference_images_per_s;
   return predicted_iteration_s;
+}
+
+std::string measured_profile(const MeasurementSet& set, const std::string& given, const std::string& option,
+                             std::string* note) {
+  std::string named, where;
+  for (const MeasurementPoint& p : set.points) {
+    if (p.profile.empty()) continue;
+    if (!given.empty()) {  // what was asked for wins (a refitted profile of the same GPU): said once
+      if (note && note->empty() && p.profile != given)
+        *note = p.where + ": the points name profile '" + json_check::quoted(p.profile) + "'; predicting with " +
+                option + " " + given + " as asked";
+      continue;
+    }
+    if (!named.empty() && p.profile != named)
+      throw InputError(p.where, "profile", "names profile '" + json_check::quoted(p.profile) + "', " + where + " names '" +
+                                               json_check::quoted(named) + "'",
+                       "one profile for every point (validate them apart)");
+    if (named.empty()) {
+      named = p.profile;
+      where = p.where;
+    }
+  }
+  if (!given.empty()) return given;
+  if (named.empty())
+    throw InputError(option, "", "not given, and no point names the profile it was measured on",
+                     option + " NAME (possim profile list), or a profile column");
+  return named;
 }
 
 std::string measurements_csv(const std::vector<MeasurementPoint>& points) {

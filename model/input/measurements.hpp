@@ -12,6 +12,8 @@
 //   gpus_per_node optional: default 1
 //   stack        optional: the profile's software stack the point ran on (default: the
 //                profile's default stack for the strategy)
+//   profile      optional: the GPU profile it was measured on (e.g. titanx_maxwell); one
+//                per set, what validate predicts with when --profile is not given
 //   source       optional: where the number came from
 // possim's own results.csv is accepted too: its other columns are ignored (batch_per_gpu
 // is the batch, and iteration_s is taken before images_per_s and speedup).
@@ -35,6 +37,7 @@ struct MeasurementPoint {
   int batch = 32;
   int gpus_per_node = 1;
   std::string stack;   // "" : the profile's default for the strategy
+  std::string profile;  // "" : not said
   std::string source;  // where the number came from
   // What was measured, as given: "iteration_s", "images_per_s" or "speedup" and its value
   // (iteration_s above is derived from it), and the speedup's reference.
@@ -58,6 +61,13 @@ MeasurementSet load_measurements(const std::string& path, int default_batch);
 // `where` names the source in errors; CSV when the text does not start with '{' or '['.
 MeasurementSet parse_measurements(const std::string& text, const std::string& where,
                                   const std::string& base_dir, int default_batch);
+
+// The profile that predicts `set`: `given` (a command's --profile, "" when absent) or the one
+// its points name. Throws InputError naming the point when points name different profiles
+// and none is given, and `option` when there is none at all. `note` gets one line when a
+// point names another profile than the one given.
+std::string measured_profile(const MeasurementSet& set, const std::string& given, const std::string& option,
+                             std::string* note = nullptr);
 
 // Write points as CSV (the same format load_measurements reads).
 std::string measurements_csv(const std::vector<MeasurementPoint>& points);

@@ -30,7 +30,7 @@ namespace {
 // simulation child exists.
 pid_t start_long_validate(const fs::path& dir, std::set<pid_t>& children) {
   std::ofstream(dir / "m.csv") << "model,strategy,nodes,nic_gbps,iteration_s\nvgg19,wfbp,512,10,1.0\n";
-  const pid_t pid = start_possim(dir, {"validate", "m.csv"});
+  const pid_t pid = start_possim(dir, {"validate", "m.csv", "--profile", "titanx_maxwell"});
   REQUIRE(pid > 0);
   const auto t0 = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {

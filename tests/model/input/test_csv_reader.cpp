@@ -101,3 +101,22 @@ TEST_CASE("measured points: the README's template (traces/example_measured.csv) 
   CHECK(set.points[1].measured_as == "speedup");
   CHECK_THAT(set.points[1].source, Catch::Contains("32 nodes: 29.5x"));  // a quoted comma kept
 }
+
+TEST_CASE("measured points: the profile that predicts them is the one given, else the one their rows name",
+          "[csv][measurements]") {
+  const std::string head = "model,strategy,nodes,nic_gbps,iteration_s,profile\n";
+  const MeasurementSet none = parse_measurements(head + "vgg19,wfbp,8,40,1.0,\n", "m.csv", ".", 32);
+  CHECK_THAT(message_of([&] { measured_profile(none, "", "--profile"); }),
+             Catch::Contains("--profile") && Catch::Contains("no point names the profile"));
+  CHECK(measured_profile(none, "v100", "--profile") == "v100");
+  const MeasurementSet named = parse_measurements(head + "vgg19,wfbp,8,40,1.0,v100\nvgg19,ps,8,40,2.0,v100\n", "m.csv",
+                                                  ".", 32);
+  CHECK(measured_profile(named, "", "--profile") == "v100");
+  std::string note;
+  CHECK(measured_profile(named, "profiles/v100_refit.json", "--profile", &note) == "profiles/v100_refit.json");
+  CHECK_THAT(note, Catch::Contains("m.csv:2") && Catch::Contains("'v100'"));
+  const MeasurementSet mixed =
+      parse_measurements(head + "vgg19,wfbp,8,40,1.0,v100\nvgg19,ps,8,40,2.0,titanx_maxwell\n", "m.csv", ".", 32);
+  CHECK_THAT(message_of([&] { measured_profile(mixed, "", "--profile"); }),
+             Catch::Contains("m.csv:3") && Catch::Contains("titanx_maxwell") && Catch::Contains("m.csv:2"));
+}
