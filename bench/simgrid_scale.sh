@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: the SimGrid engine on VGG19-22K, Poseidon, WFBP and naive PS, 10 iterations,
+# Benchmark: the SimGrid engine on VGG19-22K, ring all-reduce, Poseidon, WFBP and naive PS, 10 iterations,
 # 8 to 4096 nodes (40 GbE): wall seconds and peak memory of each simulation (one process
 # each, as possim runs them), every node simulated ("full") and folded onto worker 0
 # ("reduced", sim/fold.hpp), and full with SimGrid's own solver sharing the NICs ("full lmm",
@@ -39,6 +39,12 @@ point() {  # strategy nodes placement mode [lmm]
     echo "| $1 | $3 | $2 | $4${5:+ $5} | > $LIMIT (stopped) or failed: $(tail -c 200 "$TMP/err" | tr '\n|' '  ') | - | - | - | - |"
   fi
 }
+# Ring all-reduce: folded at every size (the star solver's cost per event is what grows
+# with the node count here: one flow in flight per round), full up to 256 nodes.
+for nodes in 8 32 128 256 1024 4096; do
+  point allreduce "$nodes" colocated reduce
+  [ "$nodes" -le 256 ] && point allreduce "$nodes" colocated full
+done
 for strategy in poseidon wfbp ps; do
   for nodes in 8 32 128 256 1024 4096; do
     point "$strategy" "$nodes" dedicated reduce
