@@ -70,7 +70,7 @@ void serve_rank(const LaunchOptions& opt, const MpiRank& m) {
     nlohmann::json answer;
     for (;;) {
       try {
-        fd = net::connect_tcp(m.host, std::uint16_t(m.port), 1.0);
+        fd = net::connect_tcp(m.host, std::uint16_t(m.port), 0.0);  // one try: the pace is this loop's
         net::set_timeouts(fd.get(), opt.connect_timeout_s);
         net::send_json(fd.get(), {{"type", "rank"}, {"rank", m.rank}});
         answer = net::recv_json(fd.get());
@@ -81,7 +81,7 @@ void serve_rank(const LaunchOptions& opt, const MpiRank& m) {
       if (!said && opt.progress) opt.progress("rank " + std::to_string(m.rank) + " waits for the coordinator at " +
                                               m.host + ":" + std::to_string(m.port));
       said = true;
-      ::usleep(100000);
+      ::usleep(200000);
     }
     if (answer.value("type", "") == "done") return;
     net::set_timeouts(fd.get(), 0);

@@ -171,8 +171,14 @@ Fd listen_tcp(const std::string& addr, std::uint16_t& port, int buffer_bytes) {
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   set_buffers(fd.get(), buffer_bytes);
   sockaddr_in sa = make_addr(addr, port);
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0)
-    throw sys_error("bind " + addr + ":" + std::to_string(port));
+  // A fixed port can be held for an instant by a client that connected to itself (below):
+  // it lets go at once, so a bind that finds it in use tries again for a second.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0) {
+    if (errno != EADDRINUSE || port == 0 || std::chrono::steady_clock::now() > deadline)
+      throw sys_error("bind " + addr + ":" + std::to_string(port));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   if (::listen(fd.get(), 64) < 0) throw sys_error("listen");
   socklen_t len = sizeof sa;
   ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&sa), &len);
@@ -196,7 +202,16 @@ Fd connect_tcp(const std::string& addr, std::uint16_t port, double timeout_s, in
     Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd) throw sys_error("socket");
     set_buffers(fd.get(), buffer_bytes);
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0) return fd;
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0) {
+      // TCP's simultaneous open: with nobody listening on a loopback port, a client whose
+      // ephemeral port happens to be that port connects to itself (and holds the port the
+      // server is about to bind). Not a connection: let go and try again.
+      sockaddr_in local{};
+      socklen_t len = sizeof local;
+      if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &len) < 0 || local.sin_port != sa.sin_port ||
+          local.sin_addr.s_addr != sa.sin_addr.s_addr)
+        return fd;
+    }
     if (std::chrono::steady_clock::now() > deadline)
       throw sys_error("connect to " + addr + ":" + std::to_string(port));
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
