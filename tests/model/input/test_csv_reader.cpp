@@ -22,7 +22,7 @@ std::string message_of(const std::function<void()>& f) {
 
 }  // namespace
 
-TEST_CASE("csv: quoted fields keep their commas, doubled quotes and line breaks; rows know their first line",
+TEST_CASE("csv: quoted fields keep their commas, doubled quotes and line breaks, and rows know their first line",
           "[csv]") {
   const CsvText t = read_csv("# a comment, with \"quotes\"\r\n"
                              "a,b,c\r\n"
@@ -43,7 +43,7 @@ TEST_CASE("csv: quoted fields keep their commas, doubled quotes and line breaks;
   CHECK(t.rows[3].cells == std::vector<std::string>{"3", "z", "last"});
 }
 
-TEST_CASE("csv: a byte order mark is dropped; a stray quote or an unclosed one is named by line", "[csv]") {
+TEST_CASE("csv: a byte order mark is dropped, and a stray quote or an unclosed one is named by line", "[csv]") {
   const CsvText t = read_csv("\xEF\xBB\xBFmodel,nodes\n", "m.csv");
   CHECK(t.had_bom);
   REQUIRE(t.rows.size() == 1);
