@@ -32,10 +32,15 @@ void watch(sigset_t set) {
   writing.lock();  // never released: the process ends below
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    for (const auto& p : paths) {
-      std::error_code ec;
-      std::filesystem::remove_all(p, ec);
-    }
+    // The main thread may be removing the same folders (an OutputFolder unwinding as its
+    // simulations die): remove_all stops at an entry that vanished under it, so each path
+    // is tried again until it is gone (the main thread waits on `mutex` meanwhile).
+    for (const auto& p : paths)
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        std::error_code ec;
+        std::filesystem::remove_all(p, ec);
+        if (!ec || !std::filesystem::exists(std::filesystem::symlink_status(p, ec))) break;
+      }
   }
   _exit(128 + sig);
 }
