@@ -29,10 +29,10 @@ NodeOptions node_options(const LaunchOptions& opt) {
   return no;
 }
 
-// Rank 0's listener for one gathering: the ranks it wants are let in (`want`), the others
-// answered with `other` (a rank this plan does not need sits it out) and closed.
+// Rank 0's listener for one gathering: ranks 1..want are let in; a rank above them (one a
+// plan of fewer nodes does not need) is told to sit it out, and asks again for the next.
 void gather(net::Fd& listener, const MpiRank& m, const LaunchOptions& opt, int want,
-            const std::function<void(int rank, net::Fd&)>& let_in, const nlohmann::json& other) {
+            const std::function<void(int rank, net::Fd&)>& let_in) {
   std::vector<char> joined(std::size_t(m.size), 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.connect_timeout_s);
   for (int n = 0; n < want;) {
@@ -49,8 +49,8 @@ void gather(net::Fd& listener, const MpiRank& m, const LaunchOptions& opt, int w
     const int r = hello.value("rank", -1);
     if (hello.value("type", "") != "rank" || r < 1 || r >= m.size || joined[std::size_t(r)])
       throw std::runtime_error("a connection to the coordinator gave a bad or repeated rank (" + std::to_string(r) + ")");
-    if (!other.is_null() && r > want) {  // not needed by this plan: it asks again for the next
-      net::send_json(c.get(), other);
+    if (r > want) {
+      net::send_json(c.get(), {{"type", "sit_out"}});
       continue;
     }
     joined[std::size_t(r)] = 1;
@@ -101,7 +101,7 @@ void end_ranks(const LaunchOptions& opt, const MpiRank& m) {
   if (m.size <= 1) return;
   std::uint16_t port = std::uint16_t(m.port);
   net::Fd listener = net::listen_tcp(m.host, port);
-  gather(listener, m, opt, m.size - 1, [](int, net::Fd& c) { net::send_json(c.get(), {{"type", "done"}}); }, nullptr);
+  gather(listener, m, opt, m.size - 1, [](int, net::Fd& c) { net::send_json(c.get(), {{"type", "done"}}); });
 }
 
 LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& m) {
@@ -128,7 +128,7 @@ LiveRun run_rank(const SyncPlan& plan, const LaunchOptions& opt, const MpiRank& 
       net::send_json(c.get(), welcome);
       net::set_timeouts(c.get(), 0);
       ctrl[std::size_t(r)] = std::move(c);
-    }, {{"type", "sit_out"}});
+    });
   listener.reset();  // the next plan's ranks meet a new listener
   std::vector<std::string> address(static_cast<std::size_t>(n));  // node 0: m.host; the rest say theirs
   address[0] = m.host;

@@ -25,15 +25,21 @@ std::string fixed_text(double x) {
   return o.str();
 }
 
+// CPU kernels hold host memory, and the nodes on this machine share it: half of it, split
+// between them (under mpirun a rank's node has the machine to itself).
+void cpu_kernel_memory(LaunchOptions& launch, int nodes_here) {
+  if (!launch.kernels.enabled() || launch.kernels.backend != "cpu") return;
+  const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+  launch.kernels.max_bytes = ram / 2 / nodes_here;
+}
+
 }  // namespace
 
 void LiveEngine::serve() const {
   if (!opt_.mpi || opt_.mpi->rank == 0) throw std::logic_error("LiveEngine::serve: only mpirun's ranks 1..n-1 serve");
   LaunchOptions launch = opt_.launch;
-  // As run() gives a node under mpirun: the machine is its own (no dilation), CPU kernels
-  // may hold half its memory.
-  if (launch.kernels.enabled() && launch.kernels.backend == "cpu")
-    launch.kernels.max_bytes = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE)) / 2;
+  // As run() gives a node under mpirun: the machine is its own (no dilation).
+  cpu_kernel_memory(launch, 1);
   serve_rank(launch, *opt_.mpi);
 }
 
@@ -70,12 +76,7 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   LaunchOptions launch = opt_.launch;
   launch.queue_ms *= dilation;  // the same switch buffer in bytes, at a k times slower rate
   launch.stall_timeout_s *= dilation;  // a phase without messages lasts k times longer
-  // CPU kernels hold host memory, and a local run's nodes share this machine's: half of it,
-  // split between them.
-  if (kernels && launch.kernels.backend == "cpu") {
-    const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
-    launch.kernels.max_bytes = ram / 2 / (opt_.mpi ? 1 : nodes);
-  }
+  cpu_kernel_memory(launch, opt_.mpi ? 1 : nodes);
   if (dilation > 1 && launch.progress)
     launch.progress("time dilated " + fixed_text(dilation) + "x: " + std::to_string(nodes) + " nodes on " +
                     std::to_string(cores) + " cores; measured times divided by " + fixed_text(dilation));
