@@ -17,6 +17,7 @@ ojson profile_to_json(const Profile& p) {
   for (const auto& t : p.throughput) {
     ojson e{{"model", t.model}, {"batch", t.batch}, {"images_per_s", t.images_per_s}};
     if (!t.framework.empty()) e["framework"] = t.framework;
+    if (t.precision != Precision::fp32) e["precision"] = to_string(t.precision);
     e["source"] = t.source;
     tp.push_back(e);
   }
@@ -26,8 +27,10 @@ ojson profile_to_json(const Profile& p) {
     for (const auto& l : m.layers)
       layers.push_back(
           ojson{{"layer", l.layer}, {"forward_s", l.forward_s}, {"backward_s", l.backward_s}});
-    measured.push_back(
-        ojson{{"model", m.model}, {"batch", m.batch}, {"source", m.source}, {"layers", layers}});
+    ojson e{{"model", m.model}, {"batch", m.batch}, {"source", m.source}};
+    if (m.precision != Precision::fp32) e["precision"] = to_string(m.precision);
+    e["layers"] = layers;
+    measured.push_back(e);
   }
   ojson sources = ojson::object();
   for (const auto& [k, v] : p.sources) sources[k] = v;
@@ -46,12 +49,28 @@ ojson profile_to_json(const Profile& p) {
   }
   ojson defaults = ojson::object();
   for (const auto& [k, v] : p.default_stacks) defaults[k] = v;
-  return ojson{{"format", "possim-profile-1"},
-               {"name", p.name},
-               {"device", p.device},
-               {"peak_flops_per_s", p.peak_flops_per_s},
-               {"kind_efficiency", eff},
-               {"throughput", tp},
+  ojson out{{"format", "possim-profile-1"},
+            {"name", p.name},
+            {"device", p.device},
+            {"peak_flops_per_s", p.peak_flops_per_s},
+            {"kind_efficiency", eff}};
+  // The tensor-core peaks only where the device has them (older profiles stay as they were).
+  if (!p.peak_flops_by_math.empty()) {
+    ojson peaks = ojson::object();
+    for (const char* math : {"tf32", "fp16", "bf16"})
+      if (p.peak_flops_by_math.count(math)) peaks[math] = p.peak_flops_by_math.at(math);
+    out["peak_flops_per_s_by_precision"] = peaks;
+  }
+  if (!p.kind_efficiency_by_math.empty()) {
+    ojson by = ojson::object();
+    for (const auto& [math, kinds] : p.kind_efficiency_by_math) {
+      ojson e = ojson::object();
+      for (const auto& [k, v] : kinds) e[to_string(k)] = v;
+      by[math] = e;
+    }
+    out["kind_efficiency_by_precision"] = by;
+  }
+  const ojson rest{{"throughput", tp},
                {"measured", measured},
                {"pcie_bytes_per_s", p.pcie_bytes_per_s},
                {"pcie_latency_s", p.pcie_latency_s},
@@ -70,6 +89,8 @@ ojson profile_to_json(const Profile& p) {
                {"stacks", stacks},
                {"default_stacks", defaults},
                {"sources", sources}};
+  for (const auto& [k, v] : rest.items()) out[k] = v;
+  return out;
 }
 
 std::string sidecar_path(const std::string& profile_path) {

@@ -135,6 +135,8 @@ void print_answers(const Plan& p) {
               {"scenario_path", s0.path},
               {"engine", p.engine},
               {"profile", s0.profile.name},
+              {"precision", to_string(s0.numerics.precision)},
+              {"gradient_dtype", to_string(s0.numerics.gradient)},
               {"gpus_per_node", s0.gpus_per_node},
               {"batch_per_gpu", s0.batch_per_gpu},
               {"provenance", provenance_json(s0, p.engine)}};
@@ -185,8 +187,8 @@ void print_answers(const Plan& p) {
     list.push_back(row);
   }
   out["answers"] = list;
-  std::cout << s0.name << ": engine " << p.engine << ", profile " << s0.profile.name << ", "
-            << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
+  std::cout << s0.name << ": engine " << p.engine << ", profile " << s0.profile.name << " at "
+            << to_string(s0.numerics.precision) << ", " << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
   if (p.by_cost) std::cout << "cheapest cluster reaching " << fixed(p.images_per_s, 1) << " images/s at " << p.prices.path << " prices (" << p.prices.date << ")\n\n";
   else if (p.by_nodes) std::cout << "most nodes keeping " << percent(p.target) << " scaling efficiency at " << fixed(p.gbps, 1) << " Gbit/s\n\n";
   else std::cout << "least NIC bandwidth keeping " << percent(p.target) << " scaling efficiency (grid, then bisection to 2%)\n\n";

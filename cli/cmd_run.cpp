@@ -59,7 +59,8 @@ void print_training(const Scenario& s, const std::vector<Result>& results, std::
 void print_table(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
   out << s.name << ": " << s.network.name << ", batch " << s.batch_per_gpu << "/GPU, "
       << s.gpus_per_node << " GPU/node, engine " << results.front().engine << ", profile "
-      << s.profile.name << "\n";
+      << s.profile.name << ", precision " << to_string(s.numerics.precision) << " (gradients "
+      << to_string(s.numerics.gradient) << ")\n";
   out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
   // Where the time goes, as shares of the iteration: only the shares some point has.
   std::vector<TimeShare> shares;
@@ -238,6 +239,8 @@ int cmd_run(const std::vector<std::string>& args) {
   OutputFolder out(out_dir, vm.count("out") ? "--out" : "results folder");  // checked before the sweep
   if (const std::string caveat = info.caveat ? info.caveat(s) : ""; !caveat.empty())
     std::cerr << "possim: warning: " << caveat << "\n";
+  if (const std::string caveat = s.profile.unmeasured_caveat(); !caveat.empty())
+    std::cerr << "possim: warning: " << caveat << "\n";
 
   // Progress on stderr when a person watches it (a terminal): points done, time left, the last one.
   ProgressLine line("run", sweep_points(s).size(), 0, !quiet, /*terminal_only=*/true);
@@ -258,6 +261,8 @@ int cmd_run(const std::vector<std::string>& args) {
                       {"scenario_path", s.path},
                       {"model", s.network.name},
                       {"profile", s.profile.name},
+                      {"precision", to_string(s.numerics.precision)},
+                      {"gradient_dtype", to_string(s.numerics.gradient)},
                       {"engine", engine->name()},
                       {"seed", s.seed},
                       {"provenance", provenance_json(s, engine->name())},

@@ -36,7 +36,7 @@ KernelStream::KernelStream(const KernelSettings& s, int batch, const std::vector
     : failed_(std::move(failed)) {
   const std::string gpu = "GPU " + std::to_string(device);
   try {
-    backend_ = calibrate::make_backend(s.backend, calibrate::Precision::fp32, 1, device);
+    backend_ = calibrate::make_backend(s.backend, s.precision, 1, device);
   } catch (const std::exception& e) {
     throw std::runtime_error(gpu + ": the " + s.backend + " kernel backend cannot run: " + e.what() +
                              (s.backend == "gpu" ? "; a scenario's \"live\": {\"kernel_backend\": \"cpu\"} runs the "

@@ -34,6 +34,8 @@ namespace possim::live {
 struct KernelSettings {
   const Network* net = nullptr;  // null: not kernel compute
   std::string backend = "gpu";   // "gpu" (cuDNN/cuBLAS) or "cpu" (Eigen)
+  // The kernels' math: the scenario's precision as the backends know it (kernel_precision).
+  calibrate::Precision precision = calibrate::Precision::fp32;
   // Nodes of a local run share this machine: node n's GPU g is device (n x GPUs per node
   // + g) modulo the devices there are, so a machine of 8 GPUs runs 8 nodes of one GPU on
   // 8 devices. Under mpirun each node has its machine: GPU g is device g.

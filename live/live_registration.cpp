@@ -28,6 +28,21 @@ MpiRank coordinator_address(const std::string& coordinator) {
   return m;
 }
 
+// The kernel backends' math for a scenario's precision: AMP runs its GEMMs and convolutions
+// in the 16-bit type, which is what the backends' bf16 kernels time. They have no fp16 path.
+calibrate::Precision kernel_precision(Precision p) {
+  switch (p) {
+    case Precision::fp32: return calibrate::Precision::fp32;
+    case Precision::tf32: return calibrate::Precision::tf32;
+    case Precision::amp_bf16:
+    case Precision::bf16: return calibrate::Precision::bf16;
+    case Precision::amp_fp16:
+    case Precision::fp16: break;
+  }
+  throw InputError("precision", to_string(p), "the kernel backends have no fp16 kernels",
+                   "fp32, tf32, amp_bf16 or bf16 with \"compute\": \"kernels\" (or emulated compute)");
+}
+
 std::unique_ptr<Engine> make(const EngineRequest& q) {
   if (q.scenario == nullptr)
     throw InputError("--engine", "live is not available for this command",
@@ -47,6 +62,7 @@ std::unique_ptr<Engine> make(const EngineRequest& q) {
   if (live.kernels) {
     o.launch.kernels.net = &s.network;
     o.launch.kernels.backend = live.kernel_backend;
+    o.launch.kernels.precision = kernel_precision(s.numerics.precision);
   }
   o.launch.progress = [quiet = q.quiet](const std::string& line) {
     if (!quiet || line.rfind("warning", 0) == 0) std::cerr << "possim live: " << line << "\n";

@@ -43,6 +43,14 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   for (const auto& row : plan.stragglers.dropped)
     for (char d : row)
       if (d) refuse("stragglers are dropped from steps, which changes the arithmetic of SGD");
+  // It computes and sends fp32 values: a plan whose gradients, parameters or factors travel
+  // in a 16-bit type would move values of another size than the plan's bytes.
+  for (const Task& t : plan.tasks)
+    if (t.dtype == DType::fp16 || t.dtype == DType::bf16)
+      throw InputError("precision", to_string(t.dtype),
+                       "arithmetic compute sends fp32 values, and this plan's " + std::string(to_string(t.carries)) +
+                           " travel in " + to_string(t.dtype),
+                       "precision fp32, tf32 or amp with gradient_dtype fp32 and no factors (or \"compute\": \"emulated\")");
   w_ = net_->initial(s.seed);
 
   // Each tensor's slices as consecutive ranges of its layer's flattened parameters.

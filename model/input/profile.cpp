@@ -38,7 +38,8 @@ constexpr double kMaxFlops = 1e18, kMaxBytesPerS = 1e13, kMaxSeconds = 60;
 
 // clang-format off
 const std::vector<std::string> kTopFields = {
-    "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "throughput", "measured",
+    "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "peak_flops_per_s_by_precision",
+    "kind_efficiency_by_precision", "throughput", "measured",
     "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
@@ -66,6 +67,15 @@ std::string format_number(double x) {
   return buf;
 }
 
+Precision read_precision(const Reader& r, const json& v, const std::string& at) {
+  std::string names;
+  for (const auto& n : precision_names()) names += (names.empty() ? "" : ", ") + n;
+  const std::string name = text(r, v, at);
+  const auto p = precision_from_string(name);
+  if (!p) r.fail(at, "'" + json_check::quoted(name) + "' is not a precision", "one of " + names);
+  return *p;
+}
+
 std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
   std::vector<ThroughputPoint> out;
   std::set<std::pair<std::string, int>> seen;  // (model@framework, batch)
@@ -73,7 +83,7 @@ std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string at = json_check::index("throughput", i);
     const json& e = object(r, v[i], at);
-    r.only_known(e, at, {"model", "batch", "images_per_s", "source", "framework"});
+    r.only_known(e, at, {"model", "batch", "images_per_s", "source", "framework", "precision"});
     ThroughputPoint p;
     p.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
     p.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
@@ -83,10 +93,11 @@ std::vector<ThroughputPoint> read_throughput(const Reader& r, const json& v) {
                               /*lo_open=*/true);
     p.source = text(r, r.require(e, at, "source", "where the number came from"), at + ".source");
     if (e.contains("framework")) p.framework = text(r, e["framework"], at + ".framework");
-    if (!seen.insert({p.model + "@" + p.framework, p.batch}).second)
+    if (e.contains("precision")) p.precision = read_precision(r, e["precision"], at + ".precision");
+    if (!seen.insert({p.model + "@" + p.framework + "@" + to_string(p.precision), p.batch}).second)
       r.fail(at, "second point for " + p.model + " at batch " + std::to_string(p.batch) +
-                     (p.framework.empty() ? "" : " under " + p.framework),
-             "one point per model, batch and framework");
+                     (p.framework.empty() ? "" : " under " + p.framework) + " in " + to_string(p.precision),
+             "one point per model, batch, framework and precision");
     out.push_back(p);
   }
   return out;
@@ -99,12 +110,13 @@ std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string at = json_check::index("measured", i);
     const json& e = object(r, v[i], at);
-    r.only_known(e, at, {"model", "batch", "source", "layers"});
+    r.only_known(e, at, {"model", "batch", "source", "layers", "precision"});
     MeasuredModel m;
     m.model = text(r, r.require(e, at, "model", "a model name"), at + ".model");
     m.batch = int(r.integer(r.require(e, at, "batch", "a batch size >= 1"), at + ".batch", 1,
                             1 << 20, "a batch size in [1, 1048576]"));
     m.source = text(r, r.require(e, at, "source", "where the timings came from"), at + ".source");
+    if (e.contains("precision")) m.precision = read_precision(r, e["precision"], at + ".precision");
     const std::string lat = at + ".layers";
     const json& layers =
         r.array(r.require(e, at, "layers", "a list of {layer, forward_s, backward_s}"), lat,
@@ -126,19 +138,21 @@ std::vector<MeasuredModel> read_measured(const Reader& r, const json& v) {
         r.fail(lk + ".layer", "layer '" + t.layer + "' appears twice", "one entry per layer");
       m.layers.push_back(t);
     }
-    if (!seen.insert({m.model, m.batch}).second)
-      r.fail(at, "second timing set for " + m.model + " at batch " + std::to_string(m.batch),
-             "one per model and batch");
+    if (!seen.insert({m.model + "@" + to_string(m.precision), m.batch}).second)
+      r.fail(at, "second timing set for " + m.model + " at batch " + std::to_string(m.batch) + " in " +
+                     to_string(m.precision),
+             "one per model, batch and precision");
     out.push_back(std::move(m));
   }
   return out;
 }
 
-std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v) {
+std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v, const std::string& where = "kind_efficiency",
+                                           bool partial = false) {
   std::map<LayerKind, double> out;
-  object(r, v, "kind_efficiency");
+  object(r, v, where);
   for (const auto& item : v.items()) {
-    const std::string at = "kind_efficiency." + item.key();
+    const std::string at = where + "." + item.key();
     LayerKind k;
     try {
       k = layer_kind_from_string(item.key());
@@ -149,7 +163,7 @@ std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v) {
     out[k] = r.number(item.value(), at, 0, 1, "a fraction in (0, 1]", /*lo_open=*/true);
   }
   for (LayerKind k : {LayerKind::conv, LayerKind::fc})
-    if (!out.count(k))
+    if (!partial && !out.count(k))
       r.fail(std::string("kind_efficiency.") + to_string(k), "missing",
              "a fraction in (0, 1]; only memory-bound kinds may be left out (they default to " +
                  format_number(kMemoryBoundEfficiency) + ")");
@@ -158,7 +172,7 @@ std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v) {
 
 const MeasuredModel* find_measured(const Profile& p, const Network& net, int batch) {
   for (const auto& m : p.measured)
-    if (m.model == net.name && m.batch == batch) return &m;
+    if (m.model == net.name && m.batch == batch && m.precision == p.numerics.precision) return &m;
   return nullptr;
 }
 
@@ -169,7 +183,7 @@ const ThroughputPoint* find_point_of(const Profile& p, const Network& net, int b
                                      bool same_framework) {
   const ThroughputPoint* best = nullptr;
   for (const auto& t : p.throughput) {
-    if (t.model != net.name) continue;
+    if (t.model != net.name || t.precision != p.numerics.precision) continue;
     if (same_framework && !t.framework.empty() && !p.framework.empty() && t.framework != p.framework)
       continue;
     if (!best) {
@@ -192,11 +206,35 @@ double efficiency(const Profile& p, LayerKind k) {
   return it == p.kind_efficiency.end() ? kMemoryBoundEfficiency : it->second;
 }
 
+// GEMMs and convolutions run on the precision's math; the rest are memory-bound passes.
+bool tensor_math_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKind::fc; }
+
+// A layer's achieved FLOP/s and the factor on its time at the applied precision. GEMMs and
+// convolutions: the math's peak x its efficiency (the fp32 efficiency where none is given).
+// Memory-bound passes: the fp32 rate, their time scaled by the bytes of an activation
+// (a 16-bit pass moves half the bytes of an fp32 one).
+std::pair<double, double> rate_and_factor(const Profile& p, LayerKind k) {
+  const Precision prec = p.numerics.precision;
+  if (prec == Precision::fp32) return {p.peak_flops_per_s * efficiency(p, k), 1.0};
+  if (!tensor_math_kind(k)) return {p.peak_flops_per_s * efficiency(p, k), bytes_per_value(activation_dtype(prec)) / 4};
+  double eff = efficiency(p, k);
+  auto m = p.kind_efficiency_by_math.find(math_of(prec));
+  if (m != p.kind_efficiency_by_math.end()) {
+    auto e = m->second.find(k);
+    if (e != m->second.end()) eff = e->second;
+  }
+  return {p.peak_for(prec) * eff, 1.0};
+}
+
 std::vector<LayerTime> flop_times(const Profile& p, const Network& net, int batch) {
   std::vector<LayerTime> out;
   for (const Layer& l : net.layers) {
-    const double rate = p.peak_flops_per_s * efficiency(p, l.kind);
-    out.push_back({batch * l.fwd_flops / rate, batch * l.bwd_flops / rate});
+    const auto [rate, factor] = rate_and_factor(p, l.kind);
+    if (factor == 1.0) {
+      out.push_back({batch * l.fwd_flops / rate, batch * l.bwd_flops / rate});
+    } else {
+      out.push_back({batch * l.fwd_flops / rate * factor, batch * l.bwd_flops / rate * factor});
+    }
   }
   return out;
 }
@@ -356,16 +394,103 @@ std::vector<LayerTime> Profile::layer_times(const Network& net, int batch) const
 
 std::string Profile::compute_source(const Network& net, int batch) const {
   check_batch(batch);
+  const bool fp32 = numerics.precision == Precision::fp32;
+  const std::string at = fp32 ? "" : std::string(" in ") + to_string(numerics.precision);
   if (const MeasuredModel* m = find_measured(*this, net, batch))
-    return "measured per-layer timings for " + net.name + " at batch " + std::to_string(batch) +
+    return "measured per-layer timings for " + net.name + " at batch " + std::to_string(batch) + at +
            " (" + m->source + ")";
   const std::string flop =
-      "FLOP model (peak " + format_number(peak_flops_per_s) + " FLOP/s x kind efficiency)";
+      fp32 ? "FLOP model (peak " + format_number(peak_flops_per_s) + " FLOP/s x kind efficiency)"
+           : std::string("FLOP model in ") + to_string(numerics.precision) + " (" + math_of(numerics.precision) +
+                 " peak " + format_number(peak_for(numerics.precision)) +
+                 " FLOP/s x kind efficiency for conv and fc; memory-bound kinds at the fp32 rate x " +
+                 format_number(bytes_per_value(activation_dtype(numerics.precision)) / 4) + " for " +
+                 to_string(activation_dtype(numerics.precision)) + " activations)";
   if (const ThroughputPoint* pt = find_point(*this, net, batch))
     return flop + " scaled x" + format_number(scale_factor(*this, net, *pt)) + " to " +
            format_number(pt->images_per_s) + " images/s at batch " + std::to_string(pt->batch) +
            (pt->framework.empty() ? "" : " under " + pt->framework) + " (" + pt->source + ")";
-  return flop + " alone: no measurement of " + net.name + " in profile " + name;
+  return flop + " alone: no measurement of " + net.name + at + " in profile " + name;
+}
+
+double Profile::peak_for(Precision p) const {
+  const std::string math = math_of(p);
+  if (math == "fp32") return peak_flops_per_s;
+  auto it = peak_flops_by_math.find(math);
+  return it == peak_flops_by_math.end() ? 0.0 : it->second;
+}
+
+Profile Profile::with_numerics(const Numerics& n) const {
+  Profile p = *this;
+  p.numerics = n;
+  if (p.peak_for(n.precision) > 0) return p;
+  std::string have = "fp32";
+  for (const auto& name : precision_names())
+    if (name != "fp32" && peak_for(*precision_from_string(name)) > 0) have += ", " + name;
+  throw InputError(path, std::string("peak_flops_per_s_by_precision.") + math_of(n.precision),
+                   "profile " + name + " (" + device + ") has no " + math_of(n.precision) +
+                       " peak, so it cannot run at precision " + to_string(n.precision),
+                   "a precision it has a peak for: " + have);
+}
+
+double Profile::rebuild_flops_at_precision() const {
+  if (numerics.precision == Precision::fp32) return rebuild_flops_per_s;
+  const double ratio = peak_for(numerics.precision) / peak_flops_per_s;
+  return rebuild_flops_per_s * ratio;
+}
+
+std::string Profile::unmeasured_caveat() const {
+  const Precision p = numerics.precision;
+  if (measured_at(p)) return "";
+  const bool tensor = p != Precision::fp32;
+  bool own_efficiency = false;
+  if (tensor) {
+    auto m = kind_efficiency_by_math.find(math_of(p));
+    own_efficiency = m != kind_efficiency_by_math.end() && !m->second.empty();
+  }
+  return "profile " + name + " has no measured point at " + to_string(p) +
+         ": its layer times are the FLOP model alone (" +
+         (tensor ? std::string(math_of(p)) + " tensor-core peak x " +
+                       (own_efficiency ? "its kind efficiencies" : "the fp32 kind efficiencies")
+                 : std::string("peak x kind efficiency")) +
+         "), not a measurement";
+}
+
+bool Profile::measured_at(Precision p) const {
+  for (const auto& t : throughput)
+    if (t.precision == p) return true;
+  for (const auto& m : measured)
+    if (m.precision == p) return true;
+  return false;
+}
+
+// "peak_flops_per_s_by_precision": {"tf32"|"fp16"|"bf16": FLOP/s}, and
+// "kind_efficiency_by_precision": {MATH: {kind: fraction}} for a math that has a peak.
+static void read_precision_peaks(const Reader& r, const json& j, Profile& p) {
+  const std::vector<std::string> maths = {"tf32", "fp16", "bf16"};
+  const std::string peaks = "peak_flops_per_s_by_precision";
+  if (j.contains(peaks)) {
+    object(r, j[peaks], peaks);
+    r.only_known(j[peaks], peaks, maths);
+    for (const auto& item : j[peaks].items())
+      p.peak_flops_by_math[item.key()] =
+          r.number(item.value(), peaks + "." + item.key(), 0, kMaxFlops,
+                   "a tensor-core peak in (0, " + format_number(kMaxFlops) + "] FLOP/s", /*lo_open=*/true);
+  }
+  const std::string effs = "kind_efficiency_by_precision";
+  if (!j.contains(effs)) return;
+  object(r, j[effs], effs);
+  r.only_known(j[effs], effs, maths);
+  for (const auto& item : j[effs].items()) {
+    const std::string at = effs + "." + item.key();
+    if (!p.peak_flops_by_math.count(item.key()))
+      r.fail(at, "no " + peaks + "." + item.key() + " to be a fraction of", "a math the profile has a peak for");
+    p.kind_efficiency_by_math[item.key()] = read_efficiency(r, item.value(), at, /*partial=*/true);
+    for (const auto& [kind, _] : p.kind_efficiency_by_math[item.key()])
+      if (kind != LayerKind::conv && kind != LayerKind::fc)
+        r.fail(at + "." + to_string(kind), "is memory-bound: its time scales with the activations' bytes",
+               "conv or fc only");
+  }
 }
 
 // "stacks" and "default_stacks": every default names a stack, and every stack leaves the
@@ -445,6 +570,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
 
   p.kind_efficiency =
       read_efficiency(r, r.require(j, "", "kind_efficiency", "an object: layer kind -> fraction"));
+  read_precision_peaks(r, j, p);
   if (j.contains("throughput")) p.throughput = read_throughput(r, j["throughput"]);
   if (j.contains("measured")) p.measured = read_measured(r, j["measured"]);
   for (std::size_t i = 0; i < p.throughput.size(); ++i)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/input/numerics.hpp"
 #include "model/workload/network.hpp"
 
 namespace possim {
@@ -16,6 +17,7 @@ struct ThroughputPoint {
   double images_per_s = 0;
   std::string source;
   std::string framework;  // the software that measured it ("caffe", "tensorflow"); "" any
+  Precision precision = Precision::fp32;  // how it trained: only runs at this precision use it
 };
 
 // Per-layer seconds measured for one model at one batch (written by the calibrator).
@@ -29,6 +31,7 @@ struct MeasuredModel {
   int batch = 0;
   std::vector<LayerTiming> layers;
   std::string source;
+  Precision precision = Precision::fp32;  // the kernels' precision: only runs at it use them
 };
 
 // Forward/backward seconds of one layer for a whole batch on one GPU.
@@ -64,9 +67,15 @@ struct Profile {
   std::string path;  // file it was read from, or "builtin:NAME"
   std::string sha256;  // of the JSON text it was parsed from; "" if built in code
 
-  // GPU compute: achieved FLOP/s = peak x efficiency of the layer's kind.
+  // GPU compute: achieved FLOP/s = peak x efficiency of the layer's kind, in fp32.
   double peak_flops_per_s = 0;
   std::map<LayerKind, double> kind_efficiency;
+  // Tensor-core peaks by math ("tf32", "fp16", "bf16"): the GEMMs and convolutions of a run
+  // at that precision use them. A precision whose math has no peak here cannot run.
+  std::map<std::string, double> peak_flops_by_math;
+  // Kind efficiencies at a math's peak, where measured or fitted; a kind left out keeps
+  // its fp32 efficiency (a roofline guess: the run header says so).
+  std::map<std::string, std::map<LayerKind, double>> kind_efficiency_by_math;
   std::vector<ThroughputPoint> throughput;
   std::vector<MeasuredModel> measured;
 
@@ -107,6 +116,7 @@ struct Profile {
   std::string framework;  // set by with_stack: throughput points of this framework first
   bool sync_after_backward = false;  // set by with_stack (SoftwareStack::sync_after_backward)
   std::string stack;      // the stack applied, "" none
+  Numerics numerics;      // set by with_numerics: the precision layer times and rebuilds use
 
   std::map<std::string, std::string> sources;  // field name -> where its number came from
 
@@ -118,6 +128,21 @@ struct Profile {
   std::vector<LayerTime> layer_times(const Network& net, int batch) const;
   // Which of the three rules above layer_times used, for `explain`.
   std::string compute_source(const Network& net, int batch) const;
+
+  // This profile computing at `n.precision` with gradients of `n.gradient`: layer times,
+  // factor rebuilds and measured points follow it. Throws InputError naming the profile when
+  // it has no peak for the precision's math.
+  Profile with_numerics(const Numerics& n) const;
+  // Peak FLOP/s of a precision's GEMM math (fp32: peak_flops_per_s); 0 when the profile has none.
+  double peak_for(Precision p) const;
+  // The sufficient-factor rebuild's GEMM rate at the applied precision: the fp32 rate
+  // scaled by the ratio of the math's peak to fp32's (same kernel efficiency).
+  double rebuild_flops_at_precision() const;
+  // Whether any throughput point or per-layer timing was measured at precision `p`.
+  bool measured_at(Precision p) const;
+  // "" when a point was measured at the applied precision; else one line saying that the
+  // layer times at it are the FLOP model alone (a roofline guess), for a run's warning.
+  std::string unmeasured_caveat() const;
 
   // This profile with stack `name` applied (its parameters and framework). Throws
   // InputError naming the profile for an unknown stack.

@@ -64,6 +64,7 @@ const std::vector<std::string> kTopFields = {"format",
                                              "fp32_flops_per_s",
                                              "tf32_flops_per_s",
                                              "fp16_flops_per_s",
+                                             "bf16_flops_per_s",
                                              "memory_bytes_per_s",
                                              "memory_gb",
                                              "pcie",
@@ -181,6 +182,8 @@ DeviceSheet parse_device_sheet(const std::string& json_text, const std::string& 
     d.tf32_flops_per_s = figure(r, j, "tf32_flops_per_s", 1e17, "FLOP/s");
   if (j.contains("fp16_flops_per_s"))
     d.fp16_flops_per_s = figure(r, j, "fp16_flops_per_s", 1e17, "FLOP/s");
+  if (j.contains("bf16_flops_per_s"))
+    d.bf16_flops_per_s = figure(r, j, "bf16_flops_per_s", 1e17, "FLOP/s");
   d.memory_bytes_per_s = figure(r, j, "memory_bytes_per_s", 1e14, "bytes/s");
   if (d.memory_bytes_per_s.value < 1e9)
     r.fail("memory_bytes_per_s.value",
@@ -357,12 +360,27 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
                   "does not fit is not detected)." +
                   (t.board_note.empty() ? "" : " Board: " + t.board_note);
   src["peak_flops_per_s"] =
-      from + "fp32 peak of the target, " + g(Pn) + " FLOP/s: " + cite(t.fp32_flops_per_s) +
-      ". Tensor-core peaks (" +
-      (t.tf32_flops_per_s ? "tf32 " + g(t.tf32_flops_per_s->value) : std::string("no tf32")) +
-      ", " +
-      (t.fp16_flops_per_s ? "fp16 " + g(t.fp16_flops_per_s->value) : std::string("no fp16")) +
-      ") are not used: the base's efficiencies are fp32 kernels.";
+      from + "fp32 peak of the target, " + g(Pn) + " FLOP/s: " + cite(t.fp32_flops_per_s) + ".";
+  // The tensor-core peaks, as published: a run at a precision of that math uses them, with
+  // the fp32 kind efficiencies until a measurement at that precision is fitted.
+  p.peak_flops_by_math.clear();
+  p.kind_efficiency_by_math.clear();
+  std::string peaks;
+  const std::pair<const char*, const std::optional<DeviceFigure>*> maths[] = {
+      {"tf32", &t.tf32_flops_per_s}, {"fp16", &t.fp16_flops_per_s}, {"bf16", &t.bf16_flops_per_s}};
+  for (const auto& [math, fig] : maths) {
+    if (!*fig) {
+      peaks += std::string(peaks.empty() ? "" : "; ") + "no " + math + " tensor-core math on this device";
+      continue;
+    }
+    p.peak_flops_by_math[math] = (*fig)->value;
+    peaks += std::string(peaks.empty() ? "" : "; ") + math + " " + g((*fig)->value) + " FLOP/s: " + cite(**fig);
+  }
+  if (!p.peak_flops_by_math.empty())
+    src["peak_flops_per_s_by_precision"] =
+        from + "dense tensor-core peaks of the target, as published (" + peaks +
+        "). conv and fc layers of a run at that precision use them with their fp32 kind efficiency: "
+        "a roofline guess, not a measurement.";
 
   src["kind_efficiency"] = derive_kind_efficiencies(p, base, bs, t, from);
 

@@ -23,8 +23,10 @@ struct DeviceSheet {
   std::string device;             // what it is, in words (model, memory, form factor)
   std::string path;               // file it was read from
   DeviceFigure fp32_flops_per_s;  // fp32 peak on the CUDA cores (not tensor cores)
-  std::optional<DeviceFigure> tf32_flops_per_s;  // dense tensor-core peaks: recorded, not used
+  // Dense tensor-core peaks, where the device has the math: a scenario's precision uses them.
+  std::optional<DeviceFigure> tf32_flops_per_s;
   std::optional<DeviceFigure> fp16_flops_per_s;
+  std::optional<DeviceFigure> bf16_flops_per_s;
   DeviceFigure memory_bytes_per_s;  // DRAM bandwidth, as published
   DeviceFigure memory_gb;           // DRAM size, as published (GB as the datasheet writes it)
   int pcie_generation = 0;          // 1..5

@@ -339,13 +339,35 @@ Cluster Scenario::cluster(int n, double gbps) const {
   return c;
 }
 
+namespace {
+// "precision" (default fp32) and "gradient_dtype" (default: the master weights' type).
+void read_numerics(const Reader& r, const json& j, Scenario& s) {
+  if (j.contains("precision")) {
+    const std::string e = "one of " + list(precision_names());
+    const std::string name = r.text(j["precision"], "precision", e);
+    const auto p = precision_from_string(name);
+    if (!p) r.fail("precision", "'" + json_check::quoted(name) + "' is not a precision" + did_you_mean(name, precision_names()), e);
+    s.numerics.precision = *p;
+  }
+  s.numerics.gradient = default_gradient_dtype(s.numerics.precision);
+  if (j.contains("gradient_dtype")) {
+    const std::string e = "fp32, fp16 or bf16";
+    const std::string name = r.text(j["gradient_dtype"], "gradient_dtype", e);
+    const auto d = gradient_dtype_from_string(name);
+    if (!d) r.fail("gradient_dtype", "'" + json_check::quoted(name) + "' is not a gradient type", e);
+    s.numerics.gradient = *d;
+  }
+}
+}  // namespace
+
 Scenario parse_scenario(const std::string& json_text, const std::string& where,
                         const std::string& base_dir) {
   const Reader r(where);
   json j = r.parse(json_text, "a scenario JSON object");
   if (!j.is_object()) r.fail("", "the top level is " + describe(j), "a JSON object");
-  json_check::Names fields = {"name",     "description", "model",   "batch_per_gpu", "cluster", "strategies",
-                               "strategy_options", "profile", "stacks", "iterations",    "seed"};
+  json_check::Names fields = {"name",    "description", "model",      "batch_per_gpu", "precision",
+                               "gradient_dtype", "cluster", "strategies", "strategy_options", "profile",
+                               "stacks", "iterations", "seed"};
   for (const std::string& key : engine_section_keys()) fields.push_back(key);
   r.object(j, "", fields);
 
@@ -364,6 +386,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   const std::string batch_e = "images per GPU in [1, " + std::to_string(kMaxBatch) + "]";
   s.batch_per_gpu = int(r.integer(r.require(j, "", "batch_per_gpu", batch_e), "batch_per_gpu", 1,
                                   kMaxBatch, batch_e));
+  read_numerics(r, j, s);
   read_cluster(r, r.require(j, "", "cluster", "an object with nodes and nic_gbps"), s);
   read_strategies(r, r.require(j, "", "strategies", "a list from " + list(strategy_names())), s);
   if (j.contains("strategy_options")) read_options(r, j["strategy_options"], s.options);
@@ -407,6 +430,11 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
       }
       s.stacks[item.key()] = name;
     }
+  }
+  try {
+    s.profile = s.profile.with_numerics(s.numerics);
+  } catch (const InputError& e) {
+    r.fail("precision", e.what(), "a precision whose math the profile has a peak for");
   }
   for (const std::string& strategy : s.strategies)
     s.strategy_profiles[strategy] = s.profile.for_strategy(strategy, s.stacks.count(strategy) ? s.stacks.at(strategy) : "");

@@ -35,6 +35,9 @@ struct Scenario {
   std::string model_ref;     // zoo name or path to a layer JSON
   Network network;
   int batch_per_gpu = 32;
+  // "precision" and "gradient_dtype": how it trains (model/input/numerics.hpp); every
+  // strategy's profile has it applied.
+  Numerics numerics;
   std::vector<int> nodes;          // sweep axis
   std::vector<double> nic_gbps;    // sweep axis
   int gpus_per_node = 1;

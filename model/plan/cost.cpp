@@ -28,18 +28,18 @@ const char* to_string(Scheme s) {
   return "?";
 }
 
-Scheme best_scheme_atc17(const Layer& l, int p1, int p2, int k) {
+Scheme best_scheme_atc17(const Layer& l, int p1, int p2, int k, double w) {
   if (l.kind != LayerKind::fc || p1 < 2) return Scheme::ps;
   const double m = double(l.fc_m), n = double(l.fc_n);
-  return table1::sfb_worker(m, n, p1, k) <= table1::ps_colocated(m, n, p1, p2) ? Scheme::sfb
-                                                                               : Scheme::ps;
+  return table1::sfb_worker(m, n, p1, k) * w <= table1::ps_colocated(m, n, p1, p2) ? Scheme::sfb
+                                                                                   : Scheme::ps;
 }
 
-Scheme best_scheme_sacp16(const Layer& l, int p1, int k) {
+Scheme best_scheme_sacp16(const Layer& l, int p1, int k, double w) {
   if (l.kind != LayerKind::fc || p1 < 2) return Scheme::ps;
   const double m = double(l.fc_m), n = double(l.fc_n);
-  const double broadcast = (p1 - 1.0) * 2 * k * (m + n);
-  const double centralized = p1 * double(k) * (m + n) + p1 * m * n;
+  const double broadcast = (p1 - 1.0) * 2 * k * (m + n) * w;
+  const double centralized = p1 * double(k) * (m + n) * w + p1 * m * n;
   return broadcast <= centralized ? Scheme::sfb : Scheme::adam;
 }
 

@@ -23,10 +23,13 @@ double adam_colocated(double m, double n, double p1, double k);  // (P1 - 1)(M N
 enum class Scheme { ps, sfb, adam };
 const char* to_string(Scheme s);
 
-// ATC'17: SFB for an FC layer when 2K(P1-1)(M+N) <= 2MN(P1+P2-2)/P2, else PS.
-Scheme best_scheme_atc17(const Layer& l, int p1, int p2, int k);
-// 2016 (SACP): FC layers choose SFB when (P1-1) 2K(M+N) <= P1 K(M+N) + P1 M N,
+// Both rules count values; `w` is the bytes of a factor value per byte of a gradient value
+// (1 in fp32; 0.5 under AMP, whose factors are 16-bit activations and gradients fp32), so
+// that they compare bytes on the wire.
+// ATC'17: SFB for an FC layer when 2K(P1-1)(M+N) w <= 2MN(P1+P2-2)/P2, else PS.
+Scheme best_scheme_atc17(const Layer& l, int p1, int p2, int k, double w = 1.0);
+// 2016 (SACP): FC layers choose SFB when (P1-1) 2K(M+N) w <= P1 K(M+N) w + P1 M N,
 // else the Adam-style scheme; other layers use PS.
-Scheme best_scheme_sacp16(const Layer& l, int p1, int k);
+Scheme best_scheme_sacp16(const Layer& l, int p1, int k, double w = 1.0);
 
 }  // namespace possim

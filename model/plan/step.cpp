@@ -48,9 +48,4 @@ const char* to_string(Payload p) {
   return names[std::size_t(p)];
 }
 
-const char* to_string(DType d) {
-  static const char* names[] = {"fp32", "bf16", "fp16", "bit1"};
-  return names[std::size_t(d)];
-}
-
 }  // namespace possim

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "model/input/numerics.hpp"
+
 namespace possim {
 
 enum class Step : std::uint8_t {
@@ -31,15 +33,13 @@ enum class Step : std::uint8_t {
 };
 constexpr std::size_t kSteps = 17;
 
-// What a flow (or a copy) carries, and in what element type.
+// What a flow (or a copy) carries; its element type is a DType (model/input/numerics.hpp).
 enum class Payload : std::uint8_t { none, gradient, parameters, factors, quantized };
-enum class DType : std::uint8_t { fp32, bf16, fp16, bit1 };
 
 // The step's name: what a plan's label says by default, and a timeline's category.
 const char* to_string(Step s);
 std::optional<Step> step_from_string(const std::string& name);
 const char* to_string(Payload p);
-const char* to_string(DType d);
 
 // A layer's own pass (forward or backward), not part of its synchronization.
 constexpr bool is_pass(Step s) { return s == Step::forward || s == Step::backward; }

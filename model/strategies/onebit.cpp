@@ -9,11 +9,12 @@
 namespace possim {
 namespace {
 
-// Bytes on the wire per fp32 byte: 1 bit per value + 2 floats per column.
-double wire_scale(const Layer& l) {
+// Bytes on the wire per gradient byte (`value_bytes` each): 1 bit per value + 2 fp32
+// reconstruction levels per column.
+double wire_scale(const Layer& l, double value_bytes) {
   const double values = double(l.params());
   const double columns = l.kind == LayerKind::fc ? double(l.fc_m) : double(std::max<std::int64_t>(1, l.out.c));
-  return std::min(1.0, (values / 8.0 + 8.0 * columns) / (values * 4.0));
+  return std::min(1.0, (values / 8.0 + 8.0 * columns) / (values * value_bytes));
 }
 
 class OneBit : public Strategy {
@@ -28,7 +29,7 @@ class OneBit : public Strategy {
       // CNTK's runtime quantizes and exchanges once the whole backward pass is done.
       q.deps = {now(r.profile->sync_after_backward ? b.last_backward() : b.backward(l))};
       const TaskId quantized = b.add(q);
-      const double scale = wire_scale(b.net().layers[std::size_t(l)]);
+      const double scale = wire_scale(b.net().layers[std::size_t(l)], b.gradient_value_bytes());
       synced.emplace_back(l, b.ps_sync(l, b.tensor_hashed(l, b.param_bytes(l)), {now(quantized)}, Wire::quantized(scale)));
       b.decide(b.costs(l, "onebit", "1-bit values + 2 floats per column"));
     }

@@ -10,11 +10,8 @@
 
 namespace possim {
 
-namespace {
-constexpr double kBytesPerParam = 4;  // fp32 gradients and parameters
-}
-
-PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : req_(r) {
+PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
+    : req_(r), precision_(r.profile->numerics.precision), gradient_(r.profile->numerics.gradient) {
   plan_.strategy = strategy;
   plan_.cluster = r.cluster;
   plan_.batch_per_gpu = r.batch_per_gpu;
@@ -44,6 +41,11 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
           ? 1.0 / (1.0 / p.server_apply_bytes_per_s +
                    1.0 / (double(plan_.workers) * p.server_update_bytes_per_s))
           : p.server_apply_bytes_per_s;
+  // The server updates master weights: its rates are per master byte, and each wire byte of
+  // a 16-bit gradient updates two of fp32 master weights.
+  const double master_bytes = bytes_per_value(master_dtype(precision_));
+  if (gradient_value_bytes() != master_bytes)
+    plan_.rates.server_apply_bytes_per_s *= gradient_value_bytes() / master_bytes;
   plan_.per_iteration_s = p.per_iteration_s;
   plan_.model = r.net->name;
   for (const Layer& l : r.net->layers)
@@ -52,7 +54,7 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy) : re
 }
 
 double PlanBuilder::param_bytes(int layer) const {
-  return double(net().layers.at(std::size_t(layer)).params()) * kBytesPerParam;
+  return double(net().layers.at(std::size_t(layer)).params()) * gradient_value_bytes();
 }
 
 std::vector<int> PlanBuilder::param_layers_top_down() const {
@@ -128,7 +130,7 @@ int PlanBuilder::tensor_per_variable(int layer) {
   for (double params : {double(l.weight_params), double(l.bias_params)}) {
     if (params <= 0) continue;
     const int shard = int(next_variable_++ % shards());
-    tensor.slices.push_back(Slice{shard, params * kBytesPerParam, 1});
+    tensor.slices.push_back(Slice{shard, params * gradient_value_bytes(), 1});
   }
   plan_.tensors.push_back(tensor);
   return int(plan_.tensors.size() - 1);
@@ -173,15 +175,17 @@ TaskId PlanBuilder::transfer(Resource resource, Step step, int layer, double byt
 TaskId PlanBuilder::intra_node(Step step, int layer, double bytes, Payload carries, const Deps& deps) {
   const int others = req_.cluster.gpus_per_node - 1;
   if (others <= 0) return deps.empty() ? TaskId(-1) : deps.back().task;
-  return transfer(Resource::intra_node, step, layer, bytes * others, carries, deps);
+  const DType dtype = carries == Payload::factors ? activation_dtype(precision_) : gradient_;
+  return transfer(Resource::intra_node, step, layer, bytes * others, carries, deps, dtype);
 }
 
 TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, const Wire& wire) {
   const double bytes = param_bytes(layer);
+  const DType dtype = wire.dtype.value_or(gradient_);
   Deps d = after;
   if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(Step::gather, layer, bytes, Payload::gradient, d))};
-  const TaskId d2h = transfer(Resource::pcie_d2h, Step::copy_d2h, layer, bytes * wire.scale, wire.push, d, wire.dtype);
-  Task push = network_task(Step::push, layer, FlowPattern::to_shards, wire.push, wire.dtype);
+  const TaskId d2h = transfer(Resource::pcie_d2h, Step::copy_d2h, layer, bytes * wire.scale, wire.push, d, dtype);
+  Task push = network_task(Step::push, layer, FlowPattern::to_shards, wire.push, dtype);
   push.tensor = tensor;
   push.scale = wire.scale;
   push.deps = {now(d2h)};
@@ -191,13 +195,14 @@ TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, const
 
 PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps& after, const Wire& wire) {
   const double bytes = param_bytes(layer);
-  Task pull = network_task(Step::pull, layer, FlowPattern::from_shards, wire.pull, wire.dtype);
+  const DType dtype = wire.dtype.value_or(gradient_);
+  Task pull = network_task(Step::pull, layer, FlowPattern::from_shards, wire.pull, dtype);
   pull.tensor = tensor;
   pull.scale = wire.scale;
   pull.deps = after;
   const TaskId p = add(pull);
   TaskId last =
-      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, bytes * wire.scale, wire.pull, {now(p)}, wire.dtype);
+      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, bytes * wire.scale, wire.pull, {now(p)}, dtype);
   if (req_.cluster.gpus_per_node > 1)
     last = intra_node(Step::scatter, layer, bytes, Payload::parameters, {now(last)});
   return {p, last};
@@ -210,21 +215,22 @@ TaskId PlanBuilder::ps_sync(int layer, int tensor, const Deps& after, const Wire
 
 std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
-  const double factor_bytes = double(node_batch()) * double(l.fc_m + l.fc_n) * kBytesPerParam;
+  const double factor_bytes = double(node_batch()) * double(l.fc_m + l.fc_n) * activation_value_bytes();
   Deps d = after;
   if (req_.cluster.gpus_per_node > 1) {
     // Each GPU's factors (its own batch) go to the leader.
     const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
     d = {now(intra_node(Step::gather, layer, per_gpu, Payload::factors, d))};
   }
-  return {factor_bytes, transfer(Resource::pcie_d2h, Step::copy_d2h, layer, factor_bytes, Payload::factors, d)};
+  return {factor_bytes, transfer(Resource::pcie_d2h, Step::copy_d2h, layer, factor_bytes, Payload::factors, d,
+                                 activation_dtype(precision_))};
 }
 
 TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
   const double k = node_batch();
   const auto [factor_bytes, d2h] = factors_to_host(layer, after);
-  Task bcast = network_task(Step::broadcast, layer, FlowPattern::to_peers, Payload::factors);
+  Task bcast = network_task(Step::broadcast, layer, FlowPattern::to_peers, Payload::factors, activation_dtype(precision_));
   bcast.bytes = factor_bytes;
   bcast.deps = {now(d2h)};
   const TaskId b = add(bcast);
@@ -239,11 +245,12 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   in.deps = {now(b)};
   const TaskId all = add(in);
   const TaskId h2d =
-      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1), Payload::factors, {now(all)});
+      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1), Payload::factors, {now(all)},
+               activation_dtype(precision_));
   // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
   Task rebuild = gpu_task(Step::rebuild, layer,
                           2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
-                              req_.profile->rebuild_flops_per_s);
+                              req_.profile->rebuild_flops_at_precision());
   rebuild.deps = {now(h2d)};
   TaskId last = add(rebuild);
   if (req_.cluster.gpus_per_node > 1)
@@ -253,7 +260,7 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
 
 TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   const auto [factor_bytes, d2h] = factors_to_host(layer, after);
-  Task push = network_task(Step::push, layer, FlowPattern::to_shards, Payload::factors);
+  Task push = network_task(Step::push, layer, FlowPattern::to_shards, Payload::factors, activation_dtype(precision_));
   push.tensor = tensor_on_shard(layer, factor_bytes, owner_shard);
   push.deps = {now(d2h)};
   const TaskId p = add(push);
@@ -275,7 +282,7 @@ TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after, const AllReduce
   Deps d = after;
   if (gpus > 1)
     d = {now(intra_node(ring_inside ? Step::reduce_scatter : Step::gather, layer, inside_bytes, Payload::gradient, d))};
-  Task across = network_task(Step::allreduce, layer, FlowPattern::collective, Payload::gradient);
+  Task across = network_task(Step::allreduce, layer, FlowPattern::collective, Payload::gradient, gradient_);
   across.collective = how.kind;
   across.chunks = how.chunks(bytes);
   across.bytes = bytes;

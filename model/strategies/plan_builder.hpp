@@ -2,6 +2,7 @@
 // placement on shards, and one function per synchronization scheme.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,12 @@ struct AllReduceHow {
   std::function<int(double bytes)> chunks = [](double) { return 1; };
 };
 
-// How a PS exchange puts a layer on the wire: fp32 gradients up and parameters down, or
-// (1-bit SGD) quantized values both ways at `scale` bytes per fp32 byte.
+// How a PS exchange puts a layer on the wire: gradients up and parameters down in the
+// scenario's gradient type, or (1-bit SGD) quantized values both ways at `scale` bytes per
+// gradient byte.
 struct Wire {
   double scale = 1.0;
-  DType dtype = DType::fp32;
+  std::optional<DType> dtype;  // none: the scenario's gradient type
   Payload push = Payload::gradient;
   Payload pull = Payload::parameters;
   static Wire quantized(double scale) { return {scale, DType::bit1, Payload::quantized, Payload::quantized}; }
@@ -45,7 +47,12 @@ class PlanBuilder {
   int shards() const { return plan_.num_shards(); }
   // Samples whose factors a node contributes (all its GPUs).
   int node_batch() const { return req_.batch_per_gpu * req_.cluster.gpus_per_node; }
+  // A layer's gradient (or its parameters) in the scenario's gradient type.
   double param_bytes(int layer) const;
+  // Bytes of one gradient value, and of one activation (sufficient factors), as the
+  // scenario's numerics store them.
+  double gradient_value_bytes() const { return bytes_per_value(gradient_); }
+  double activation_value_bytes() const { return bytes_per_value(activation_dtype(precision_)); }
   // Layers that own parameters, from the top (last) layer down: the order WFBP syncs them.
   std::vector<int> param_layers_top_down() const;
 
@@ -104,7 +111,7 @@ class PlanBuilder {
   // A shard's apply of every worker's update of each slice of `tensor`.
   Task apply_task(int layer, int tensor, const Deps& deps) const;
   TaskId transfer(Resource resource, Step step, int layer, double bytes, Payload carries, const Deps& deps,
-                  DType dtype = DType::fp32);
+                  DType dtype);
   // Several GPUs per node: `bytes` from (or to) each of the leader's peers over the
   // intra-node path; returns the last of `deps` on one GPU.
   TaskId intra_node(Step step, int layer, double bytes, Payload carries, const Deps& deps);
@@ -115,6 +122,8 @@ class PlanBuilder {
   std::pair<double, TaskId> factors_to_host(int layer, const Deps& after);
 
   PlanRequest req_;
+  Precision precision_;  // the profile's numerics
+  DType gradient_;
   SyncPlan plan_;
   std::vector<LayerTime> times_;
   std::vector<TaskId> forward_, backward_;

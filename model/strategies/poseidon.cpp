@@ -16,6 +16,12 @@ std::string fmt_params(double p) {
   return buf;
 }
 
+std::string fmt_ratio(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", w);
+  return buf;
+}
+
 class Poseidon : public Strategy {
  public:
   const char* name() const override { return "poseidon"; }
@@ -24,11 +30,13 @@ class Poseidon : public Strategy {
     b.add_compute();
     std::vector<std::pair<int, TaskId>> synced;
     int fc_index = 0;
+    // Factors travel as activations, the PS's matrices as gradients: compare bytes.
+    const double w = b.activation_value_bytes() / b.gradient_value_bytes();
     for (int l : b.param_layers_top_down()) {
       const Layer& layer = b.net().layers[std::size_t(l)];
       const Scheme s = r.options.best_scheme == BestSchemeRule::atc17
-                           ? best_scheme_atc17(layer, b.workers(), b.shards(), b.node_batch())
-                           : best_scheme_sacp16(layer, b.workers(), b.node_batch());
+                           ? best_scheme_atc17(layer, b.workers(), b.shards(), b.node_batch(), w)
+                           : best_scheme_sacp16(layer, b.workers(), b.node_batch(), w);
       const Deps after = {now(b.backward(l))};
       TaskId done;
       std::string why;
@@ -45,6 +53,10 @@ class Poseidon : public Strategy {
         why = "SFB " + fmt_params(probe.sfb_params) + " > " +
               (s == Scheme::ps ? "PS " + fmt_params(probe.ps_params) : "Adam");
       }
+      if (w != 1.0 && layer.kind == LayerKind::fc && b.workers() >= 2)
+        why += " (SFB's values weighed x" + fmt_ratio(w) + ": factors are " +
+               to_string(activation_dtype(r.profile->numerics.precision)) + ", gradients " +
+               to_string(r.profile->numerics.gradient) + ")";
       if (s == Scheme::sfb) {
         done = b.sfb_sync(l, after);
       } else if (s == Scheme::adam) {

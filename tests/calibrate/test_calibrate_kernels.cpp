@@ -22,7 +22,7 @@ using Approx = Catch::Detail::Approx;
 TEST_CASE("calibrated profile loads back and its measured block drives the analytic engine",
           "[calibrate]") {
   const Network net = make_zoo_network("cifar10_quick");
-  auto backend = make_backend("cpu", Precision::fp32, 1);
+  auto backend = make_backend("cpu", calibrate::Precision::fp32, 1);
   KernelRunOptions opt;
   opt.timing = {0, 1};
   opt.copy_sizes_bytes = {4096, 65536, 1 << 20};
@@ -83,7 +83,7 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
 TEST_CASE("a layer limit (--layers) bounds the work and labels the estimated layers",
           "[calibrate]") {
   const Network net = make_zoo_network("cifar10_quick");
-  auto backend = make_backend("cpu", Precision::fp32, 1);
+  auto backend = make_backend("cpu", calibrate::Precision::fp32, 1);
   KernelRunOptions opt;
   opt.timing = {0, 1};
   opt.max_layers = 4;

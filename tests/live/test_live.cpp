@@ -217,6 +217,32 @@ TEST_CASE("every strategy runs live over loopback: every instance, the plan's by
     }
 }
 
+TEST_CASE("16-bit gradients and factors move live as the plan says: half the bytes of fp32", "[live][numerics]") {
+  const Network net = small_cnn();
+  Profile base = flat_profile();
+  base.peak_flops_by_math = {{"fp16", 8e12}};
+  const Profile fp32 = base.with_numerics({Precision::fp32, DType::fp32});
+  const Profile amp = base.with_numerics({Precision::amp_fp16, DType::fp16});
+  live::LiveOptions o;
+  o.network_scale = 100;
+  o.launch.netns = false;
+  const live::LiveEngine engine(o);
+  for (const std::string s : {"wfbp", "poseidon", "allreduce"}) {
+    INFO(s);
+    const SyncPlan plan32 = make_plan(s, request(net, fp32, 3, 40, 32, 2));
+    const SyncPlan plan16 = make_plan(s, request(net, amp, 3, 40, 32, 2));
+    const Result sim32 = sim::SimGridEngine().run(plan32, {});
+    const Result sim16 = sim::SimGridEngine().run(plan16, {});
+    const Result live16 = engine.run(plan16, {});
+    // In all, half the bytes (a node's own share depends on how 2 MiB pairs deal out).
+    CHECK(sim16.sent_bytes_mean == Approx(sim32.sent_bytes_mean / 2).epsilon(1e-9));
+    CHECK(live16.sent_bytes_mean == Approx(sim16.sent_bytes_mean).epsilon(1e-4).margin(1e3));
+    CHECK(live16.sent_bytes_max == Approx(sim16.sent_bytes_max).epsilon(1e-4).margin(1e3));
+    CHECK(live16.received_bytes_max == Approx(sim16.received_bytes_max).epsilon(1e-4).margin(1e3));
+    CHECK(live16.gpu_busy_s >= sim16.gpu_busy_s * 0.999);
+  }
+}
+
 TEST_CASE("a node killed mid-run ends the live run within seconds, naming it and its iteration: "
           "the completed iterations are kept, marked partial: nothing is left behind", "[live][netns]") {
   if (!can_make_namespaces()) FAIL("cannot create network namespaces (needs root and iproute2)");

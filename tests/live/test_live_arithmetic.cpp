@@ -309,6 +309,14 @@ TEST_CASE("arithmetic: the engine reports the global batch's loss, and refuses w
   scaled.network_scale = 10;
   CHECK_THAT(test::input_error([&] { live::LiveEngine(scaled).run(make_plan("ps", r), {}); }),
              Catch::Contains("network_scale"));
+  // It sends fp32 values: a plan of 16-bit gradients is refused, naming the precision.
+  Profile half = s.profile_for("ps");
+  half.peak_flops_by_math["bf16"] = half.peak_flops_per_s;
+  half = half.with_numerics({Precision::bf16, DType::bf16});
+  PlanRequest r16 = r;
+  r16.profile = &half;
+  CHECK_THAT(test::input_error([&] { engine.run(make_plan("ps", r16), {}); }),
+             Catch::Contains("precision") && Catch::Contains("bf16"));
 }
 
 TEST_CASE("mpirun -np 3 trains the MLP for real: the loss of single-process SGD at every iteration",

@@ -43,7 +43,7 @@ live::LiveEngine kernel_engine(const Network& net, const std::string& backend) {
 
 TEST_CASE("a prepared layer holds its buffers and runs the kernels time_layer times, for every "
           "layer kind", "[calibrate][live]") {
-  auto backend = make_backend("cpu", Precision::fp32, 1);
+  auto backend = make_backend("cpu", calibrate::Precision::fp32, 1);
   std::set<LayerKind> seen;
   for (const char* model : {"cifar10_quick", "alexnet", "googlenet", "resnet50"}) {
     const Network net = make_zoo_network(model);
@@ -102,7 +102,7 @@ TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not th
   const Network net = make_zoo_network("cifar10_quick");
   const int batch = 16;
   // What the kernels of one iteration take on this machine (the CPU backend's medians).
-  auto backend = make_backend("cpu", Precision::fp32, 1);
+  auto backend = make_backend("cpu", calibrate::Precision::fp32, 1);
   KernelRunOptions ko;
   ko.timing = TimingPolicy{1, 3};
   ko.copy_sizes_bytes = {4096};
@@ -146,7 +146,7 @@ TEST_CASE("kernel compute on a GPU backend that cannot run here ends the run nam
   const SyncPlan plan = make_plan("ps", request(net, prof, 2, 10, 8, 2));
   bool gpu_here = true;
   try {
-    make_backend("gpu", Precision::fp32, 1);
+    make_backend("gpu", calibrate::Precision::fp32, 1);
   } catch (const BackendUnavailable&) {
     gpu_here = false;
   }
