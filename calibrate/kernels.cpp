@@ -167,6 +167,8 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
       "calibration sidecar";
   MeasuredModel m = cal.measured;
   m.source = how;
+  // The kernels' math: bf16 kernels are what both bf16 and amp_bf16 runs execute.
+  m.precision = possim::precision_from_string(precision).value_or(possim::Precision::fp32);
   if (!cal.estimated_layers.empty())
     m.source += "; only the first " + std::to_string(cal.layers.size()) + " of " +
                 std::to_string(cal.measured.layers.size()) +
@@ -175,7 +177,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
   // Replace any earlier timing of the same model and batch.
   p.measured.erase(std::remove_if(p.measured.begin(), p.measured.end(),
                                   [&](const MeasuredModel& x) {
-                                    return x.model == m.model && x.batch == m.batch;
+                                    return x.model == m.model && x.batch == m.batch && x.precision == m.precision;
                                   }),
                    p.measured.end());
   p.measured.push_back(m);

@@ -170,9 +170,16 @@ std::map<LayerKind, double> read_efficiency(const Reader& r, const json& v, cons
   return out;
 }
 
+// Per-layer kernel timings hold for every precision that runs the same kernels: the same
+// math on the same activation type (bf16 and amp_bf16; the master weights' type is the
+// optimizer's business, not a layer's).
+bool same_kernels(Precision a, Precision b) {
+  return std::string(math_of(a)) == math_of(b) && activation_dtype(a) == activation_dtype(b);
+}
+
 const MeasuredModel* find_measured(const Profile& p, const Network& net, int batch) {
   for (const auto& m : p.measured)
-    if (m.model == net.name && m.batch == batch && m.precision == p.numerics.precision) return &m;
+    if (m.model == net.name && m.batch == batch && same_kernels(m.precision, p.numerics.precision)) return &m;
   return nullptr;
 }
 
@@ -460,7 +467,7 @@ bool Profile::measured_at(Precision p) const {
   for (const auto& t : throughput)
     if (t.precision == p) return true;
   for (const auto& m : measured)
-    if (m.precision == p) return true;
+    if (same_kernels(m.precision, p)) return true;
   return false;
 }
 

@@ -188,7 +188,10 @@ void read_stragglers(const Reader& r, const json& v, StragglerModel& m) {
 
 void read_options(const Reader& r, const json& v, StrategyOptions& o) {
   const std::string base = "strategy_options";
-  r.object(v, base, {"kv_pair_bytes", "consistency", "staleness", "best_scheme", "stragglers"});
+  r.object(v, base, {"kv_pair_bytes", "bucket_bytes", "consistency", "staleness", "best_scheme", "stragglers"});
+  if (v.contains("bucket_bytes"))
+    o.bucket_bytes = r.number(v["bucket_bytes"], base + ".bucket_bytes", 0, kMaxKvBytes,
+                              "bytes from 0 (a collective per layer) to 1073741824 (1 GiB)");
   if (v.contains("kv_pair_bytes"))
     o.kv_pair_bytes = r.number(v["kv_pair_bytes"], base + ".kv_pair_bytes", kMinKvBytes,
                                kMaxKvBytes, "bytes from 1024 (1 KiB) to 1073741824 (1 GiB)");

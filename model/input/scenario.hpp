@@ -21,6 +21,10 @@ enum class BestSchemeRule { atc17, sacp16 };
 
 struct StrategyOptions {
   double kv_pair_bytes = 2.0 * 1024 * 1024;
+  // Gradient bucket (fusion buffer) of the all-reduce strategies, bytes: a collective starts
+  // once its bucket holds this much (PyTorch DDP's bucket_cap_mb, 25 MiB; Horovod's
+  // HOROVOD_FUSION_THRESHOLD, 64 MiB). 0: one collective per layer, as Caffe's and Poseidon's.
+  double bucket_bytes = 0;
   Consistency consistency = Consistency::bsp;
   int staleness = 0;                // SSP only; 0 with bsp
   BestSchemeRule best_scheme = BestSchemeRule::atc17;

@@ -113,7 +113,7 @@ const std::vector<std::string>& sweep_axes() {
       "model",         "batch_per_gpu",        "strategies",
       "cluster.nodes", "cluster.gpus_per_node", "cluster.nic_gbps",
       "cluster.latency_s", "cluster.servers.shards", "strategy_options.kv_pair_bytes",
-      "strategy_options.staleness", "seed"};
+      "strategy_options.bucket_bytes", "strategy_options.staleness", "precision", "seed"};
   return axes;
 }
 

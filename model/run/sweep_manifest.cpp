@@ -25,6 +25,8 @@ constexpr const char* kFormat = "possim-sweep-1";
 // Axes whose values results.csv's own columns do not show, and the column each gets.
 const std::vector<std::pair<std::string, std::string>> kExtraColumns = {
     {"strategy_options.kv_pair_bytes", "kv_pair_bytes"},
+    {"strategy_options.bucket_bytes", "bucket_bytes"},
+    {"precision", "precision"},
     {"strategy_options.staleness", "staleness"},
     {"seed", "seed"}};
 

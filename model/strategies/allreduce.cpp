@@ -13,11 +13,7 @@ class AllReduce : public Strategy {
   SyncPlan plan(const PlanRequest& r) const override {
     PlanBuilder b(r, name());
     b.add_compute();
-    std::vector<std::pair<int, TaskId>> synced;
-    for (int l : b.param_layers_top_down()) {
-      synced.emplace_back(l, b.allreduce_sync(l, {now(b.backward(l))}));
-      b.decide(b.costs(l, "allreduce", "ring: 2(P-1)/P of the tensor each way"));
-    }
+    const auto synced = b.allreduce_buckets(AllReduceHow{}, "allreduce", "ring: 2(P-1)/P of the tensor each way");
     b.close_iteration(synced);
     return b.finish();
   }

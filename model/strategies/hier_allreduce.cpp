@@ -20,11 +20,7 @@ class HierAllReduce : public Strategy {
     b.add_compute();
     AllReduceHow how;
     how.inside = AllReduceHow::Inside::ring;
-    std::vector<std::pair<int, TaskId>> synced;
-    for (int l : b.param_layers_top_down()) {
-      synced.emplace_back(l, b.allreduce_sync(l, {now(b.backward(l))}, how));
-      b.decide(b.costs(l, "hier_allreduce", "reduce-scatter in the node, ring across nodes, all-gather"));
-    }
+    const auto synced = b.allreduce_buckets(how, "hier_allreduce", "reduce-scatter in the node, ring across nodes, all-gather");
     b.close_iteration(synced);
     return b.finish();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "model/plan/cost.hpp"
@@ -270,8 +271,55 @@ TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   return ps_pull_half(layer, params, {now(a)}).done;
 }
 
+std::vector<std::vector<int>> PlanBuilder::gradient_buckets() const {
+  std::vector<std::vector<int>> out;
+  double filled = 0;
+  for (int l : param_layers_top_down()) {
+    if (out.empty() || filled >= req_.options.bucket_bytes) {
+      out.emplace_back();
+      filled = 0;
+    }
+    out.back().push_back(l);
+    filled += param_bytes(l);
+  }
+  return out;
+}
+
+TaskId PlanBuilder::allreduce_bucket(const std::vector<int>& layers, const AllReduceHow& how) {
+  if (layers.size() == 1) return allreduce_sync(layers.front(), {now(backward(layers.front()))}, how);
+  double bytes = 0;
+  for (int l : layers) bytes += param_bytes(l);
+  return allreduce_bytes(layers.back(), bytes, {now(backward(layers.back()))}, how);
+}
+
+std::vector<std::pair<int, TaskId>> PlanBuilder::allreduce_buckets(const AllReduceHow& how, const std::string& scheme,
+                                                                   const std::string& why) {
+  std::vector<std::pair<int, TaskId>> synced;
+  const auto buckets = gradient_buckets();
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const TaskId done = allreduce_bucket(buckets[i], how);
+    std::string in_bucket;
+    if (req_.options.bucket_bytes > 0) {
+      double bytes = 0;
+      for (int l : buckets[i]) bytes += param_bytes(l);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "; bucket %zu of %zu (%zu layers, %.3g MB)", i + 1, buckets.size(),
+                    buckets[i].size(), bytes / 1e6);
+      in_bucket = buf;
+    }
+    for (int l : buckets[i]) {
+      synced.emplace_back(l, done);
+      decide(costs(l, scheme, why + in_bucket));
+    }
+  }
+  return synced;
+}
+
 TaskId PlanBuilder::allreduce_sync(int layer, const Deps& after, const AllReduceHow& how) {
-  const double bytes = param_bytes(layer);
+  return allreduce_bytes(layer, param_bytes(layer), after, how);
+}
+
+TaskId PlanBuilder::allreduce_bytes(int layer, double bytes, const Deps& after, const AllReduceHow& how) {
   const int gpus = req_.cluster.gpus_per_node;
   // Inside the node, before and after the collective across nodes: gather every GPU's
   // gradient on the leader (the other GPUs' bytes, in series on the leader's path), or a
@@ -310,7 +358,8 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
 void PlanBuilder::close_iteration(const std::vector<std::pair<int, TaskId>>& synced) {
   if (plan_.consistency == Consistency::bsp) {
     Deps all;
-    for (const auto& [layer, done] : synced) all.push_back(now(done));
+    for (const auto& [layer, done] : synced)
+      if (all.empty() || all.back().task != done) all.push_back(now(done));  // a bucket's layers share one
     add_forward_dep(0, prev(barrier(all)));
     return;
   }

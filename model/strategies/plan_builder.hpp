@@ -81,6 +81,16 @@ class PlanBuilder {
   // An all-reduce of the layer's gradient: `how` picks the collective across nodes and
   // what happens inside a node of several GPUs.
   TaskId allreduce_sync(int layer, const Deps& after, const AllReduceHow& how = AllReduceHow{});
+  // The layers that own parameters, top down, fused into gradient buckets (PyTorch DDP's
+  // buckets, Horovod's Tensor Fusion): a bucket closes once its gradients reach
+  // strategy_options.bucket_bytes, the last one at the bottom layer. 0: a bucket per layer.
+  std::vector<std::vector<int>> gradient_buckets() const;
+  // One all-reduce of a bucket's gradients (`layers` top down), started once the bucket is
+  // full: after the backward pass of its last (lowest) layer.
+  TaskId allreduce_bucket(const std::vector<int>& layers, const AllReduceHow& how);
+  // Every bucket all-reduced with `how`; each layer's decision says `scheme` and `why`.
+  std::vector<std::pair<int, TaskId>> allreduce_buckets(const AllReduceHow& how, const std::string& scheme,
+                                                        const std::string& why);
   // PS halves, for strategies that split them in time (TF stock fetches at iteration start).
   TaskId ps_push_half(int layer, int tensor, const Deps& after, const Wire& wire = {});
   struct PullIds {
@@ -120,6 +130,8 @@ class PlanBuilder {
   // A node's sufficient factors of an FC layer (K x (M + N) floats, K = all its GPUs'
   // samples), gathered on the leader and copied to the host: (bytes, the copy).
   std::pair<double, TaskId> factors_to_host(int layer, const Deps& after);
+  // An all-reduce of `bytes` of gradients, named after `layer`.
+  TaskId allreduce_bytes(int layer, double bytes, const Deps& after, const AllReduceHow& how);
 
   PlanRequest req_;
   Precision precision_;  // the profile's numerics

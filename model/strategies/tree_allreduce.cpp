@@ -32,11 +32,7 @@ class TreeAllReduce : public Strategy {
     how.chunks = [](double bytes) {
       return int(std::clamp(std::ceil(bytes / 2 / kChunkBytes), 1.0, double(kMaxChunks)));
     };
-    std::vector<std::pair<int, TaskId>> synced;
-    for (int l : b.param_layers_top_down()) {
-      synced.emplace_back(l, b.allreduce_sync(l, {now(b.backward(l))}, how));
-      b.decide(b.costs(l, "tree_allreduce", "double binary tree: 2x the tensor per node, log2(P) deep"));
-    }
+    const auto synced = b.allreduce_buckets(how, "tree_allreduce", "double binary tree: 2x the tensor per node, log2(P) deep");
     b.close_iteration(synced);
     return b.finish();
   }

@@ -1,0 +1,120 @@
+// Gradient bucketing (strategy_options.bucket_bytes): the all-reduce strategies fuse layers'
+// gradients top down into buckets and start a bucket's collective only once it is full,
+// after its lowest layer's backward pass. By hand on both engines, and live.
+#include <catch2/catch.hpp>
+
+#include "live/live_engine.hpp"
+#include "model/analytic/analytic_engine.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "support/fixtures.hpp"
+
+using namespace possim;
+using namespace possim::test;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+
+// Two FC layers of 1024 x 2048: B = 8 MiB of fp32 gradient each.
+Network two_fc_net() {
+  Network net;
+  net.name = "two_fc";
+  net.input = Shape{2048, 1, 1};
+  net.layers.push_back(fc_layer("fc1", 1024, 2048));
+  net.layers.push_back(fc_layer("fc2", 1024, 2048));
+  net.layers[1].in = Shape{1024, 1, 1};
+  return net;
+}
+
+const double kBytes = 1024.0 * 2048 * 4;
+const double kNic = 100e9 / 8 * 0.9;                 // flat profile at 100 Gbit/s
+const int kBatch = 256;
+const double kLayer = kBatch * 6.0 * 1024 * 2048 / 1e12;  // forward + backward of one layer: 3.2 ms
+const double kStep = 50e-6 + 20e-6;                 // latency + per-message cost per ring round
+
+std::vector<const Task*> collectives(const SyncPlan& p) {
+  std::vector<const Task*> out;
+  for (const Task& t : p.tasks)
+    if (t.step == Step::allreduce) out.push_back(&t);
+  return out;
+}
+
+PlanRequest bucketed(const Network& net, const Profile& prof, int nodes, double bucket_bytes) {
+  PlanRequest r = request(net, prof, nodes, 100, kBatch, 3);
+  r.options.bucket_bytes = bucket_bytes;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("buckets fill top down and close once they reach bucket_bytes", "[bucketing][plan]") {
+  const Network net = small_cnn();  // fc2 8.2 MB, fc1 537 MB, conv2 148 KB, conv1 37 KB
+  const Profile prof = flat_profile();
+  for (const std::string s : {"allreduce", "hier_allreduce", "tree_allreduce"}) {
+    INFO(s);
+    // 25 MiB (PyTorch DDP's default): fc2 alone is under it, fc2 + fc1 over: one bucket;
+    // conv2 + conv1 the last, closed by the bottom layer.
+    const SyncPlan p = make_plan(s, bucketed(net, prof, 4, 25.0 * 1024 * 1024));
+    const auto c = collectives(p);
+    REQUIRE(c.size() == 2);
+    CHECK(c[0]->bytes == (2048.0 * 65536 + 1000.0 * 2048) * 4);
+    CHECK(c[1]->bytes == (64.0 * 64 * 9 + 64 + 16.0 * 64 * 9 + 64) * 4);
+    // Each starts after its lowest layer's backward pass (and nothing earlier).
+    CHECK(c[0]->layer == 2);
+    CHECK(c[1]->layer == 0);
+    CHECK(p.decisions.size() == 4);
+    CHECK(p.decisions[0].why.find("bucket 1 of 2") != std::string::npos);
+    // 0, or a bucket smaller than any layer: one collective per layer, as without buckets.
+    CHECK(collectives(make_plan(s, bucketed(net, prof, 4, 0))).size() == 4);
+    CHECK(collectives(make_plan(s, bucketed(net, prof, 4, 1000))).size() == 4);
+  }
+}
+
+TEST_CASE("a full bucket's all-reduce is exposed after the last backward pass, by hand, on both engines",
+          "[bucketing][engines]") {
+  const Network net = two_fc_net();
+  const Profile prof = flat_profile();
+  // Per layer: fc2's all-reduce (B / kNic + 2 rounds, 0.9 ms) ends under fc1's backward
+  // (2.1 ms), so only fc1's is exposed after the last backward pass.
+  const double per_layer = 2 * kLayer + kBytes / kNic + 2 * kStep;
+  // One bucket of both (2B): the whole 2B ring after the last backward pass.
+  const double one_bucket = 2 * kLayer + 2 * kBytes / kNic + 2 * kStep;
+  for (const auto& [bucket, expected] : {std::pair{0.0, per_layer}, std::pair{2 * kBytes, one_bucket}}) {
+    INFO("bucket_bytes " << bucket);
+    const SyncPlan plan = make_plan("allreduce", bucketed(net, prof, 2, bucket));
+    CHECK(collectives(plan).size() == (bucket > 0 ? 1u : 2u));
+    const Result a = AnalyticEngine().run(plan, {});
+    const Result s = sim::SimGridEngine().run(plan, {});
+    CHECK(a.iteration_s == Approx(expected).epsilon(1e-9));
+    CHECK(s.iteration_s == Approx(expected).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("live: a bucket's flows start only when the bucket is full", "[bucketing][live]") {
+  const Network net = two_fc_net();
+  const Profile prof = flat_profile();
+  live::LiveOptions o;
+  o.launch.netns = false;
+  const live::LiveEngine engine(o);
+  RunOptions ro;
+  ro.timeline = true;
+  for (const double bucket : {0.0, 2 * kBytes}) {
+    INFO("bucket_bytes " << bucket);
+    const SyncPlan plan = make_plan("allreduce", bucketed(net, prof, 2, bucket));
+    const Result r = engine.run(plan, ro);
+    // On worker 0, in every iteration: when fc1's backward (the last) ends, and when the
+    // first all-reduce starts.
+    std::map<int, double> last_backward_end, first_allreduce;
+    for (const TimelineEvent& e : r.timeline) {
+      if (e.worker != 0) continue;
+      if (e.category == "backward" && e.layer == 0) last_backward_end[e.iteration] = e.start_s + e.duration_s;
+      if (e.category == "allreduce" && !first_allreduce.count(e.iteration)) first_allreduce[e.iteration] = e.start_s;
+    }
+    REQUIRE(!first_allreduce.empty());
+    for (const auto& [it, start] : first_allreduce) {
+      INFO("iteration " << it);
+      REQUIRE(last_backward_end.count(it));
+      if (bucket > 0) CHECK(start >= last_backward_end[it] - 1e-6);  // waits for the bucket
+      else CHECK(start < last_backward_end[it]);                      // fc2's starts under fc1's backward
+    }
+  }
+}
