@@ -90,6 +90,8 @@ ojson profile_to_json(const Profile& p) {
                {"default_stacks", defaults},
                {"sources", sources}};
   for (const auto& [k, v] : rest.items()) out[k] = v;
+  // Written where set, so that profiles without it stay as they were.
+  if (p.collective_launch_s > 0) out["collective_launch_s"] = p.collective_launch_s;
   return out;
 }
 

@@ -61,6 +61,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
       << s.gpus_per_node << " GPU/node, engine " << results.front().engine << ", profile "
       << s.profile.name << ", precision " << to_string(s.numerics.precision) << " (gradients "
       << to_string(s.numerics.gradient) << ")\n";
+  out << "profile " << s.profile.name << ": " << s.profile.provenance_line() << "\n";
   out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
   // Where the time goes, as shares of the iteration: only the shares some point has.
   std::vector<TimeShare> shares;

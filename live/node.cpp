@@ -118,6 +118,7 @@ class Node final : public ExecutorBackend {
   std::vector<std::unique_ptr<EmulatedResource>> gpu_;
   std::vector<std::unique_ptr<KernelStream>> kernels_;  // kernel compute: one per GPU
   std::unique_ptr<EmulatedResource> d2h_, h2d_, d2d_, cpu_;
+  std::unique_ptr<EmulatedResource> launch_;  // collectives' launch cost (Rates::collective_launch_s)
   std::unique_ptr<EmulatedResource> round_;  // a barrier's fixed round (a stack's step sync), in seconds
 };
 
@@ -162,6 +163,9 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
   if (std::any_of(plan.tasks.begin(), plan.tasks.end(),
                   [](const Task& t) { return t.resource == Resource::none && t.duration_s > 0; }))
     round_ = std::make_unique<EmulatedResource>("step sync", 1.0, EmulatedResource::Discipline::sharing);
+  // A collective's launch: a delay each (jobs of no amount wait out their own delay at once).
+  if (r.collective_launch_s > 0)
+    launch_ = std::make_unique<EmulatedResource>("collective launch", 1.0, EmulatedResource::Discipline::sharing);
 }
 
 int Node::node_of(const Instance& in) const {
@@ -306,7 +310,14 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
 void Node::transfer(ExecutorCore& core, const Instance& in) {
   const Task& task = plan_.tasks[in.task];
   if (task.pattern == FlowPattern::collective) {
-    launch_collective(in);
+    if (!launch_) {
+      launch_collective(in);
+      return;
+    }
+    launch_->submit(0, plan_.rates.collective_launch_s, -1, [this, in](double, double) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!stop_) launch_collective(in);
+    });
     return;
   }
   {

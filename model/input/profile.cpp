@@ -43,7 +43,7 @@ const std::vector<std::string> kTopFields = {
     "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
-    "server_update_bytes_per_s", "step_sync_s", "stacks",
+    "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "stacks",
     "default_stacks", "sources"};
 // clang-format on
 
@@ -320,7 +320,8 @@ const std::vector<std::string>& stack_parameter_names() {
   static const std::vector<std::string> n = {
       "server_apply_bytes_per_s", "per_message_s",           "per_iteration_s",
       "server_per_peer_s",        "runtime_copy_bytes_per_s", "quantize_bytes_per_s",
-      "client_pass_bytes_per_s",  "server_update_bytes_per_s", "step_sync_s"};
+      "client_pass_bytes_per_s",  "server_update_bytes_per_s", "step_sync_s",
+      "collective_launch_s"};
   return n;
 }
 
@@ -334,6 +335,7 @@ double* Profile::parameter_field(const std::string& n) {
   if (n == "client_pass_bytes_per_s") return &client_pass_bytes_per_s;
   if (n == "server_update_bytes_per_s") return &server_update_bytes_per_s;
   if (n == "step_sync_s") return &step_sync_s;
+  if (n == "collective_launch_s") return &collective_launch_s;
   return nullptr;
 }
 
@@ -463,6 +465,41 @@ std::string Profile::unmeasured_caveat() const {
          "), not a measurement";
 }
 
+std::string Profile::provenance_line() const {
+  std::string out;
+  const std::string derived = "possim profile derive from profile ";
+  auto src = sources.find("peak_flops_per_s");
+  if (src != sources.end() && src->second.rfind(derived, 0) == 0) {
+    const std::string rest = src->second.substr(derived.size());
+    out = "derived from " + rest.substr(0, rest.find(' ')) + " by the roofline";
+  } else {
+    out = "measured on its device";
+  }
+  std::size_t points = 0, sets = 0, here = 0;
+  for (const auto& t : throughput) {
+    ++points;
+    here += t.precision == numerics.precision;
+  }
+  for (const auto& m : measured) {
+    ++sets;
+    here += same_kernels(m.precision, numerics.precision);
+  }
+  if (points + sets == 0) {
+    out += ", no measured point";
+  } else {
+    out += ", " + std::to_string(points) + " throughput point" + (points == 1 ? "" : "s") + " and " +
+           std::to_string(sets) + " per-layer timing set" + (sets == 1 ? "" : "s") + " (" + std::to_string(here) +
+           " at " + to_string(numerics.precision) + ")";
+  }
+  std::size_t fitted = 0;
+  const std::string fit = "fitted by possim calibrate fit";
+  for (const auto& [_, text] : sources) fitted += text.find(fit) != std::string::npos;
+  for (const auto& [_, st] : stacks)
+    for (const auto& [__, text] : st.sources) fitted += text.find(fit) != std::string::npos;
+  if (fitted > 0) out += ", " + std::to_string(fitted) + " parameters fitted to measured iterations";
+  return out;
+}
+
 bool Profile::measured_at(Precision p) const {
   for (const auto& t : throughput)
     if (t.precision == p) return true;
@@ -562,6 +599,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);
   p.server_per_peer_s = seconds("server_per_peer_s", 1);
   p.step_sync_s = seconds("step_sync_s", 1);
+  p.collective_launch_s = seconds("collective_launch_s", 1);
   if (j.contains("server_update_bytes_per_s"))
     p.server_update_bytes_per_s =
         r.number(j["server_update_bytes_per_s"], "server_update_bytes_per_s", 0, kMaxBytesPerS,

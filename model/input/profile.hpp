@@ -109,6 +109,9 @@ struct Profile {
   // barrier waits for every worker, and the release wakes the workers' solvers. Charged on
   // the step's barrier, after the last sync. 0: the round costs nothing beyond the sync.
   double step_sync_s = 0;
+  // The stack's fixed cost of starting one collective (coordination and kernel launch),
+  // seconds, paid once per collective per worker (Rates::collective_launch_s). 0: none.
+  double collective_launch_s = 0;
 
   // Software stacks (see SoftwareStack) and the stack each strategy runs on by default.
   std::map<std::string, SoftwareStack> stacks;
@@ -143,6 +146,9 @@ struct Profile {
   // "" when a point was measured at the applied precision; else one line saying that the
   // layer times at it are the FLOP model alone (a roofline guess), for a run's warning.
   std::string unmeasured_caveat() const;
+  // Where the profile's numbers come from, in one line for a run's header: derived from
+  // which profile, how many measured points (at the applied precision), which fitted.
+  std::string provenance_line() const;
 
   // This profile with stack `name` applied (its parameters and framework). Throws
   // InputError naming the profile for an unknown stack.

@@ -54,7 +54,7 @@ double task_seconds(const SyncPlan& plan, const Task& t) {
       if (t.tensor >= 0)
         for (const Slice& s : plan.tensors[std::size_t(t.tensor)].slices) messages += s.pairs;
       return busiest_bytes(plan, t) / plan.nic_bytes_per_s() + messages * r.per_message_s +
-             2.0 * plan.workers * (r.*res.latency);
+             2.0 * plan.workers * (r.*res.latency) + (t.pattern == FlowPattern::collective ? r.collective_launch_s : 0.0);
     }
     default: return resource_seconds(r, t);
   }
@@ -76,6 +76,7 @@ void check_plan(const SyncPlan& plan) {
   check_rate(r.latency_s, "latency_s", true);
   check_rate(r.pcie_latency_s, "pcie_latency_s", true);
   check_rate(r.per_message_s, "per_message_s", true);
+  check_rate(r.collective_launch_s, "collective_launch_s", true);
   check_rate(plan.per_iteration_s, "per_iteration_s", true);
   for (const Task& t : plan.tasks) {
     const double s = task_seconds(plan, t);

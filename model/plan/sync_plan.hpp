@@ -113,6 +113,10 @@ struct Rates {
   double copy_host_share = 0;
   double d2d_bytes_per_s = 0;
   double server_apply_bytes_per_s = 0;
+  // Fixed seconds before each worker's part of a collective starts: the framework's
+  // coordination of the collective (Horovod's negotiation of which tensors are ready) and
+  // the collective kernel's launch. Paid once per collective, so buckets amortize it.
+  double collective_launch_s = 0;
 };
 
 // Per-layer decision, for explain and the result table.

@@ -29,6 +29,7 @@ SyncPlan dilate_time(const SyncPlan& plan, double k) {
     }
   // per_message_s: the CPU's real work on a message (above); copy_host_share is a share.
   d.per_iteration_s *= k;
+  d.rates.collective_launch_s *= k;  // emulated by the live node, as a GPU's kernels
   for (Task& t : d.tasks)
     if (info(t.resource).dilated) t.duration_s *= k;  // GPU kernels; a server apply's fixed part; a barrier's round
   return d;

@@ -170,7 +170,8 @@ json plan_to_json(const SyncPlan& p) {
             {"pcie_latency_s", r.pcie_latency_s},
             {"copy_host_share", r.copy_host_share},
             {"d2d_bytes_per_s", r.d2d_bytes_per_s},
-            {"server_apply_bytes_per_s", r.server_apply_bytes_per_s}}},
+            {"server_apply_bytes_per_s", r.server_apply_bytes_per_s},
+            {"collective_launch_s", r.collective_launch_s}}},
           {"layers", layers},
           {"decisions", decisions},
           {"tensors", tensors},
@@ -216,7 +217,8 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
   {
     const json& v = r.object(r.require(j, "", "rates", "an object"), "rates", "an object");
     r.only_known(v, "rates", {"tcp_goodput", "latency_s", "per_message_s", "pcie_bytes_per_s", "pcie_latency_s",
-                              "copy_host_share", "d2d_bytes_per_s", "server_apply_bytes_per_s"});
+                              "copy_host_share", "d2d_bytes_per_s", "server_apply_bytes_per_s",
+                              "collective_launch_s"});
     Rates& q = p.rates;
     q.tcp_goodput = num(r, v, "rates", "tcp_goodput", 0, 1, "a share in (0, 1]", true);
     q.latency_s = num(r, v, "rates", "latency_s", 0, limits::kMaxLatencyS, "seconds");
@@ -226,6 +228,8 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
     q.copy_host_share = v.contains("copy_host_share") ? num(r, v, "rates", "copy_host_share", 0, 1, "a share") : 0;
     q.d2d_bytes_per_s = num(r, v, "rates", "d2d_bytes_per_s", 0, kMaxRate, "bytes/s", true);
     q.server_apply_bytes_per_s = num(r, v, "rates", "server_apply_bytes_per_s", 0, kMaxRate, "bytes/s", true);
+    q.collective_launch_s =
+        v.contains("collective_launch_s") ? num(r, v, "rates", "collective_launch_s", 0, 1, "seconds") : 0;
   }
   if (j.contains("layers")) {
     const json& ls = r.array(j["layers"], "layers", "a list of layers");

@@ -48,6 +48,7 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
   if (gradient_value_bytes() != master_bytes)
     plan_.rates.server_apply_bytes_per_s *= gradient_value_bytes() / master_bytes;
   plan_.per_iteration_s = p.per_iteration_s;
+  plan_.rates.collective_launch_s = p.collective_launch_s;
   plan_.model = r.net->name;
   for (const Layer& l : r.net->layers)
     plan_.layers.push_back(PlanLayer{l.name, to_string(l.kind), double(l.params())});

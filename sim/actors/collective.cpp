@@ -56,6 +56,7 @@ void Executor::run_channel(const Instance& in, int channel) {
   // receiver instead of waiting for it to ask.
   const int me = fold_.node(plan_.worker_node(in.who));
   const double t0 = now();
+  if (plan_.rates.collective_launch_s > 0) sg4::this_actor::sleep_for(plan_.rates.collective_launch_s);
   // Each round waits for its own sends to land: one count, back at 0 after every round.
   const sg4::SemaphorePtr sent = sg4::Semaphore::create(0);
   for (const CollectiveRound& r : rounds) {

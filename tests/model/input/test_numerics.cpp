@@ -151,3 +151,14 @@ TEST_CASE("a scenario's precision and gradient_dtype: defaults, each strategy's 
   CHECK(volta.find("precision") != std::string::npos);
   CHECK(volta.find("no bf16 peak") != std::string::npos);
 }
+
+TEST_CASE("a profile's provenance in one line: derived or measured, its points, its fits", "[numerics][profile]") {
+  const Profile v100 = load_profile("v100");
+  CHECK(v100.provenance_line() == "derived from titanx_maxwell by the roofline, no measured point, 4 parameters fitted to measured iterations");
+  const Profile tx = load_profile("titanx_maxwell");
+  const std::string line = tx.provenance_line();
+  CHECK(line.rfind("measured on its device, 6 throughput points and 0 per-layer timing sets (6 at fp32)", 0) == 0);
+  CHECK(line.find("fitted to measured iterations") != std::string::npos);
+  Profile t = tensor_profile();
+  CHECK(t.provenance_line() == "measured on its device, no measured point");
+}

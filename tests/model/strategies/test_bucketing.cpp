@@ -118,3 +118,36 @@ TEST_CASE("live: a bucket's flows start only when the bucket is full", "[bucketi
     }
   }
 }
+
+TEST_CASE("a collective's launch cost delays each collective's rounds, by hand, on every engine",
+          "[bucketing][launch][engines][live]") {
+  const Network net = two_fc_net();
+  Profile prof = flat_profile();
+  prof.collective_launch_s = 0.004;
+  // Per layer, fc2's all-reduce (launch + 0.9 ms) still ends under fc1's backward (2.1 ms):
+  // only fc1's launch is exposed. One bucket: one launch, then the 2B ring.
+  const double per_layer = 2 * kLayer + 0.004 + kBytes / kNic + 2 * kStep;
+  const double one_bucket = 2 * kLayer + 0.004 + 2 * kBytes / kNic + 2 * kStep;
+  live::LiveOptions o;
+  o.launch.netns = false;
+  const live::LiveEngine live_engine(o);
+  for (const auto& [bucket, expected] : {std::pair{0.0, per_layer}, std::pair{2 * kBytes, one_bucket}}) {
+    INFO("bucket_bytes " << bucket);
+    PlanRequest r = bucketed(net, prof, 2, bucket);
+    const SyncPlan plan = make_plan("allreduce", r);
+    CHECK(plan.rates.collective_launch_s == 0.004);
+    const Result a = AnalyticEngine().run(plan, {});
+    const Result s = sim::SimGridEngine().run(plan, {});
+    CHECK(a.iteration_s == Approx(expected).epsilon(1e-9));
+    CHECK(s.iteration_s == Approx(expected).epsilon(1e-3));
+    // Live, emulated GPUs and launches over loopback: never faster than the plan.
+    const Result l = live_engine.run(plan, {});
+    CHECK(l.iteration_s >= expected * 0.99);
+    CHECK(l.iteration_s <= expected * 1.5 + 0.005);
+  }
+  // No launch cost: exactly that much faster, on both engines.
+  prof.collective_launch_s = 0;
+  const SyncPlan free_plan = make_plan("allreduce", bucketed(net, prof, 2, 2 * kBytes));
+  CHECK(AnalyticEngine().run(free_plan, {}).iteration_s == Approx(one_bucket - 0.004).epsilon(1e-9));
+  CHECK(sim::SimGridEngine().run(free_plan, {}).iteration_s == Approx(one_bucket - 0.004).epsilon(1e-3));
+}
