@@ -35,8 +35,9 @@ constexpr long long kMaxNodes = 65536;
 constexpr long long kMaxGpusPerNode = 64;
 constexpr long long kMaxGpus = 1ll << 20;  // nodes x GPUs per node
 constexpr long long kMaxShards = 65536;
-// NIC line rates and latency a scenario or a measurement may give, and a GPU's batch.
-constexpr double kMinNicGbps = 0.1, kMaxNicGbps = 1000;
+// NIC line rates and latency a scenario or a measurement may give, and a GPU's batch. A node
+// of 8 x 400 Gbit/s NICs is 3,200 Gbit/s; possim gives the node one NIC of its whole rate.
+constexpr double kMinNicGbps = 0.1, kMaxNicGbps = 3200;
 constexpr double kMaxLatencyS = 1;
 constexpr long long kMaxBatchPerGpu = 65536;
 // Sweeps: values per axis (nodes, nic_gbps) and points in all (strategies x nodes x

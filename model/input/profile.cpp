@@ -466,12 +466,13 @@ std::string Profile::unmeasured_caveat() const {
 }
 
 std::string Profile::provenance_line() const {
-  std::string out;
+  std::string out, base;
   const std::string derived = "possim profile derive from profile ";
   auto src = sources.find("peak_flops_per_s");
   if (src != sources.end() && src->second.rfind(derived, 0) == 0) {
     const std::string rest = src->second.substr(derived.size());
-    out = "derived from " + rest.substr(0, rest.find(' ')) + " by the roofline";
+    base = rest.substr(0, rest.find(' '));
+    out = "derived from " + base + " by the roofline";
   } else {
     out = "measured on its device";
   }
@@ -496,7 +497,9 @@ std::string Profile::provenance_line() const {
   for (const auto& [_, text] : sources) fitted += text.find(fit) != std::string::npos;
   for (const auto& [_, st] : stacks)
     for (const auto& [__, text] : st.sources) fitted += text.find(fit) != std::string::npos;
-  if (fitted > 0) out += ", " + std::to_string(fitted) + " parameters fitted to measured iterations";
+  if (fitted > 0)
+    out += ", " + std::to_string(fitted) + " parameters fitted to measured iterations" +
+           (base.empty() ? "" : " of " + base + "'s cluster (its software and network, carried over)");
   return out;
 }
 

@@ -154,7 +154,9 @@ TEST_CASE("a scenario's precision and gradient_dtype: defaults, each strategy's 
 
 TEST_CASE("a profile's provenance in one line: derived or measured, its points, its fits", "[numerics][profile]") {
   const Profile v100 = load_profile("v100");
-  CHECK(v100.provenance_line() == "derived from titanx_maxwell by the roofline, no measured point, 4 parameters fitted to measured iterations");
+  CHECK(v100.provenance_line() ==
+        "derived from titanx_maxwell by the roofline, no measured point, 7 parameters fitted to measured iterations "
+        "of titanx_maxwell's cluster (its software and network, carried over)");
   const Profile tx = load_profile("titanx_maxwell");
   const std::string line = tx.provenance_line();
   CHECK(line.rfind("measured on its device, 6 throughput points and 0 per-layer timing sets (6 at fp32)", 0) == 0);

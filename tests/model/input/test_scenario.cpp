@@ -153,7 +153,7 @@ TEST_CASE("Every broken scenario names its file and the offending field", "[scen
       {"zero_iterations.json", "iterations: 0 is out of range"},
       {"negative_seed.json", "seed: -1 (number) is not a non-negative integer"},
       {"bandwidth_too_high.json",
-       "cluster.nic_gbps[2]: 2000 is out of range (expected Gbit/s in [0.1, 1000]"},
+       "cluster.nic_gbps[2]: 5000 is out of range (expected Gbit/s in [0.1, 3200]"},
       {"bandwidth_too_low.json", "cluster.nic_gbps: 0.05 is out of range"},
       {"bandwidth_as_string.json", "cluster.nic_gbps[0]: \"10GbE\" (string) is not a number"},
       {"duplicate_bandwidth.json", "cluster.nic_gbps[1]: duplicate of cluster.nic_gbps[0]"},
