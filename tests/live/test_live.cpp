@@ -370,8 +370,7 @@ TEST_CASE("mpirun -np 4 runs a live scenario on loopback: rank r is node r, rank
              "profile": "titanx_maxwell", "iterations": 3,
              "live": {"network_scale": 20, "links": "loopback"}})";
   }
-  // A port of our own: the test's pid spread over the unprivileged range.
-  const int port = 20000 + int(::getpid() % 20000);
+  const int port = free_loopback_port();
   const Output o = run_command("env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe "
                                "-np 4 '" + possim_binary() + "' run s.json --engine live --coordinator 127.0.0.1:" +
                                    std::to_string(port) + " --out out -q",
@@ -454,7 +453,7 @@ TEST_CASE("under mpirun, ranks 1..n-1 run every plan rank 0 sends, sit out those
   live::MpiRank m;
   m.size = 3;
   m.host = "127.0.0.1";
-  m.port = 20000 + int((::getpid() + 7919) % 20000);
+  m.port = free_loopback_port();
   std::vector<pid_t> ranks;
   for (int r = 1; r < m.size; ++r) {
     const pid_t pid = ::fork();

@@ -325,7 +325,7 @@ TEST_CASE("mpirun -np 3 trains the MLP for real: the loss of single-process SGD 
   const fs::path dir = fs::temp_directory_path() / ("possim_arith_mpi_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const int port = 20000 + int((::getpid() + 7919) % 20000);
+  const int port = test::free_loopback_port();
   const test::Output o = test::run_command(
       "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 3 '" +
           test::possim_binary() + "' run '" + POSSIM_SOURCE_DIR + "/scenarios/arithmetic/mlp_sgd.json' --engine live " +

@@ -12,6 +12,7 @@
 namespace fs = std::filesystem;
 using namespace possim::test;
 
+
 TEST_CASE("possim run --engine live under mpirun -np 2: rank 0 writes every point while rank 1 serves and ends",
           "[live][mpi][cli]") {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
@@ -24,7 +25,7 @@ TEST_CASE("possim run --engine live under mpirun -np 2: rank 0 writes every poin
     "cluster": {"nodes": [1, 2], "nic_gbps": [10]}, "strategies": ["ps"], "iterations": 3,
     "live": {"network_scale": 20, "links": "loopback"}})");
   const std::string root = ::getuid() == 0 ? " --allow-run-as-root" : "";
-  const int port = 20000 + int((::getpid() + 104729) % 20000);
+  const int port = free_loopback_port();
   const auto o = run_command("mpirun -np 2 --oversubscribe" + root + " '" + possim_binary() +
                                  "' run s.json --engine live --coordinator 127.0.0.1:" + std::to_string(port) +
                                  " --out r -q",

@@ -1,6 +1,8 @@
 // Running the possim binary as a user does (a shell command in a folder), and scratch
 // folders for what it writes. Header-only: used by the CLI and calibrate tests.
 #pragma once
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,23 @@
 #include <string>
 
 namespace possim::test {
+
+// A loopback port nobody holds now, for a coordinator: below Linux's ephemeral range
+// (32768-60999), so that no other test's outgoing connection takes it before it is bound.
+inline int free_loopback_port() {
+  for (int k = 0; k < 200; ++k) {
+    const int port = 20000 + int((::getpid() + 7919 * k) % 12000);
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(std::uint16_t(port));
+    const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    if (fd >= 0) ::close(fd);
+    if (ok) return port;
+  }
+  return 20000 + int(::getpid() % 12000);
+}
 
 struct Output {
   int status = -1;  // exit status; -1 when possim did not exit normally

@@ -60,7 +60,8 @@ TEST_CASE("all-reduce, 1-bit and SFB bytes follow the numerics, by hand", "[nume
   const Profile fp16 = with(Precision::fp16, DType::fp16);
   const Profile fp32 = with(Precision::fp32, DType::fp32);
   // Ring all-reduce of the layer's gradient.
-  const Task* ar = first(make_plan("allreduce", request(net, fp16, 4, 10)), Step::allreduce, Resource::network);
+  const SyncPlan ring = make_plan("allreduce", request(net, fp16, 4, 10));
+  const Task* ar = first(ring, Step::allreduce, Resource::network);
   REQUIRE(ar);
   CHECK(ar->bytes == double(m * n) * 2);
   CHECK(ar->dtype == DType::fp16);
@@ -80,7 +81,8 @@ TEST_CASE("all-reduce, 1-bit and SFB bytes follow the numerics, by hand", "[nume
   const Task* rebuild = first(sfb, Step::rebuild, Resource::gpu);
   REQUIRE(rebuild);
   CHECK(rebuild->duration_s == Approx(2.0 * batch * double(m) * double(n) * (nodes - 1) / (4e12 * 8)).epsilon(1e-12));
-  const Task* rebuild32 = first(make_plan("poseidon", request(net, fp32, nodes, 10, batch)), Step::rebuild, Resource::gpu);
+  const SyncPlan sfb32 = make_plan("poseidon", request(net, fp32, nodes, 10, batch));
+  const Task* rebuild32 = first(sfb32, Step::rebuild, Resource::gpu);
   REQUIRE(rebuild32);
   CHECK(rebuild32->duration_s == Approx(2.0 * batch * double(m) * double(n) * (nodes - 1) / 4e12).epsilon(1e-12));
 }
