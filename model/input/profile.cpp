@@ -236,12 +236,8 @@ std::pair<double, double> rate_and_factor(const Profile& p, LayerKind k) {
 std::vector<LayerTime> flop_times(const Profile& p, const Network& net, int batch) {
   std::vector<LayerTime> out;
   for (const Layer& l : net.layers) {
-    const auto [rate, factor] = rate_and_factor(p, l.kind);
-    if (factor == 1.0) {
-      out.push_back({batch * l.fwd_flops / rate, batch * l.bwd_flops / rate});
-    } else {
-      out.push_back({batch * l.fwd_flops / rate * factor, batch * l.bwd_flops / rate * factor});
-    }
+    const auto [rate, factor] = rate_and_factor(p, l.kind);  // x 1.0 is exact: fp32 unchanged
+    out.push_back({batch * l.fwd_flops / rate * factor, batch * l.bwd_flops / rate * factor});
   }
   return out;
 }

@@ -44,9 +44,7 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
           : p.server_apply_bytes_per_s;
   // The server updates master weights: its rates are per master byte, and each wire byte of
   // a 16-bit gradient updates two of fp32 master weights.
-  const double master_bytes = bytes_per_value(master_dtype(precision_));
-  if (gradient_value_bytes() != master_bytes)
-    plan_.rates.server_apply_bytes_per_s *= gradient_value_bytes() / master_bytes;
+  plan_.rates.server_apply_bytes_per_s *= gradient_value_bytes() / bytes_per_value(master_dtype(precision_));
   plan_.per_iteration_s = p.per_iteration_s;
   plan_.rates.collective_launch_s = p.collective_launch_s;
   plan_.model = r.net->name;
