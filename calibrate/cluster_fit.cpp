@@ -54,7 +54,7 @@ void check_loadable(const Profile& base, const ClusterFit& f) {
 
 const std::vector<std::string>& fit_parameter_names() {
   static const std::vector<std::string> n = [] {
-    std::vector<std::string> v = {"tcp_goodput", "pcie_bytes_per_s", "compute_scale"};
+    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale"};
     for (const auto& s : stack_parameter_names()) v.push_back(s);
     return v;
   }();
@@ -117,6 +117,7 @@ std::pair<double, double> parameter_range(const std::string& name) {
       n == "quantize_bytes_per_s")
     return {1e6, 1e12};
   if (n == "pcie_bytes_per_s") return {1e7, 1e12};  // beyond any PCIe or NVLink-C2C link
+  if (n == "tcp_host_bytes_per_s") return {1e6, 1e12};  // a kernel TCP stack, per direction
   if (n == "compute_scale") return {1e-3, 1e3};
   check_fit_parameter(name);
   return {0, 0};
@@ -129,6 +130,7 @@ double profile_parameter(const Profile& p, const std::string& name) {
     return s.parameter(n);
   }
   if (n == "tcp_goodput") return p.tcp_goodput;
+  if (n == "tcp_host_bytes_per_s") return p.tcp_host_bytes_per_s;
   if (n == "pcie_bytes_per_s") return p.pcie_bytes_per_s;
   if (n == "compute_scale") return 1.0;
   if (is_stack_parameter(n)) return p.parameter(n);
@@ -147,6 +149,8 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
       p.stacks[stack].params[n] = v;
     } else if (n == "tcp_goodput") {
       p.tcp_goodput = v;
+    } else if (n == "tcp_host_bytes_per_s") {
+      p.tcp_host_bytes_per_s = v;
     } else if (n == "pcie_bytes_per_s") {
       p.pcie_bytes_per_s = v;
     } else if (n == "compute_scale") {

@@ -17,7 +17,7 @@
 namespace possim::calibrate {
 
 // The parameters a fit may free. The node's physics:
-//   tcp_goodput, pcie_bytes_per_s, compute_scale,
+//   tcp_goodput, tcp_host_bytes_per_s, pcie_bytes_per_s, compute_scale,
 // and the software parameters (stack_parameter_names(): server_apply_bytes_per_s,
 // per_message_s, ...), either the profile's top-level value ("per_message_s") or one
 // stack's ("caffe_ps.server_per_peer_s"; the stack must exist in the base profile).

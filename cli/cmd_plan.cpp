@@ -137,6 +137,7 @@ void print_answers(const Plan& p) {
               {"profile", s0.profile.name},
               {"precision", to_string(s0.numerics.precision)},
               {"gradient_dtype", to_string(s0.numerics.gradient)},
+              {"transport", to_string(s0.transport)},
               {"gpus_per_node", s0.gpus_per_node},
               {"batch_per_gpu", s0.batch_per_gpu},
               {"provenance", provenance_json(s0, p.engine)}};

@@ -54,6 +54,8 @@ void print_rates(const Profile& p, std::ostream& out) {
   t.add({"rebuild_flops_per_s", si(p.rebuild_flops_per_s, "FLOP/s")});
   t.add({"quantize_bytes_per_s", si(p.quantize_bytes_per_s, "B/s")});
   t.add({"tcp_goodput", fixed(p.tcp_goodput, 3)});
+  t.add({"tcp_host_bytes_per_s", p.tcp_host_bytes_per_s > 0 ? si(p.tcp_host_bytes_per_s, "B/s") : "none"});
+  t.add({"rdma_efficiency", p.rdma_efficiency > 0 ? fixed(p.rdma_efficiency, 4) : "none"});
   t.add({"per_message_s", si(p.per_message_s, "s")});
   t.add({"server_apply_bytes_per_s", si(p.server_apply_bytes_per_s, "B/s")});
   t.add({"per_iteration_s", si(p.per_iteration_s, "s")});

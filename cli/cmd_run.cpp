@@ -13,6 +13,7 @@
 #include "live/live_settings.hpp"
 #include "model/input/error.hpp"
 #include "model/input/scenario.hpp"
+#include "model/plan/transport.hpp"
 #include "model/run/provenance.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
@@ -62,6 +63,8 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
       << s.profile.name << ", precision " << to_string(s.numerics.precision) << " (gradients "
       << to_string(s.numerics.gradient) << ")\n";
   out << "profile " << s.profile.name << ": " << s.profile.provenance_line() << "\n";
+  out << "network " << describe(transport_rates(s.profile, s.cluster(s.nodes.front(), s.nic_gbps.front())),
+                                s.transport) << "\n";
   out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
   // Where the time goes, as shares of the iteration: only the shares some point has.
   std::vector<TimeShare> shares;
@@ -264,6 +267,7 @@ int cmd_run(const std::vector<std::string>& args) {
                       {"profile", s.profile.name},
                       {"precision", to_string(s.numerics.precision)},
                       {"gradient_dtype", to_string(s.numerics.gradient)},
+                      {"transport", to_string(s.transport)},
                       {"engine", engine->name()},
                       {"seed", s.seed},
                       {"provenance", provenance_json(s, engine->name())},

@@ -50,6 +50,11 @@ void LiveEngine::end_run() const {
 Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   if (opt_.mpi && opt_.mpi->rank != 0) throw std::logic_error("LiveEngine::run: under mpirun only rank 0 runs plans");
   const int nodes = plan.cluster.total_nodes();
+  if (plan.cluster.transport != Transport::tcp)
+    throw InputError("cluster.transport", "",
+                     std::string("the live backend moves bytes over TCP sockets and cannot run a plan over ") +
+                         to_string(plan.cluster.transport),
+                     "\"transport\": \"tcp\" with --engine live");
   if (!opt_.mpi && nodes > kMaxLocalNodes)
     throw InputError("cluster", "", std::to_string(nodes) + " nodes is more than a local live run can host",
                      "at most " + std::to_string(kMaxLocalNodes) + " nodes with --engine live");

@@ -3,9 +3,17 @@
 // scenario holds one.
 #pragma once
 
+#include <optional>
+#include <string>
+
 namespace possim {
 
 enum class ServerPlacement { colocated, dedicated };
+
+// How bytes cross the network. tcp: kernel sockets, each byte staged through host memory,
+// the payload capped by the host's TCP stack; rdma: RDMA verbs (InfiniBand, RoCE) with
+// GPUDirect, the NIC reading and writing GPU memory, no host copy and no host ceiling.
+enum class Transport { tcp, rdma };
 
 struct Cluster {
   int nodes = 1;            // worker nodes
@@ -14,6 +22,7 @@ struct Cluster {
   double latency_s = 50e-6; // one-way latency between two nodes
   int server_shards = 1;    // parameter-server shards
   ServerPlacement placement = ServerPlacement::colocated;
+  Transport transport = Transport::tcp;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   // Nodes that exist: workers plus one node per dedicated shard.
@@ -28,5 +37,7 @@ struct Cluster {
 };
 
 const char* to_string(ServerPlacement p);
+const char* to_string(Transport t);
+std::optional<Transport> parse_transport(const std::string& s);
 
 }  // namespace possim

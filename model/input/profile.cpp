@@ -40,7 +40,8 @@ constexpr double kMaxFlops = 1e18, kMaxBytesPerS = 1e13, kMaxSeconds = 60;
 const std::vector<std::string> kTopFields = {
     "format", "name", "device", "peak_flops_per_s", "kind_efficiency", "peak_flops_per_s_by_precision",
     "kind_efficiency_by_precision", "throughput", "measured",
-    "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
+    "pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "tcp_host_bytes_per_s",
+    "rdma_efficiency", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
     "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "stacks",
@@ -593,6 +594,13 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.quantize_bytes_per_s = rate("quantize_bytes_per_s", kMaxBytesPerS, "bytes/s");
   p.tcp_goodput = r.number(r.require(j, "", "tcp_goodput", "a fraction in (0, 1]"), "tcp_goodput",
                            0, 1, "a fraction in (0, 1]", /*lo_open=*/true);
+  if (j.contains("tcp_host_bytes_per_s"))
+    p.tcp_host_bytes_per_s =
+        r.number(j["tcp_host_bytes_per_s"], "tcp_host_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: no host ceiling)");
+  if (j.contains("rdma_efficiency"))
+    p.rdma_efficiency = r.number(j["rdma_efficiency"], "rdma_efficiency", 0, 1,
+                                 "a fraction in [0, 1] (0: no RDMA figure)");
   p.pcie_latency_s = seconds("pcie_latency_s", 1);
   p.per_message_s = seconds("per_message_s", 1);
   p.per_iteration_s = seconds("per_iteration_s", kMaxSeconds);

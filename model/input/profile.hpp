@@ -83,7 +83,14 @@ struct Profile {
   double pcie_bytes_per_s = 0;      // host<->device copy rate, each direction
   double pcie_latency_s = 0;        // fixed cost of one copy
   double d2d_bytes_per_s = 0;       // GPU<->GPU copies inside a node (leader gather)
-  double tcp_goodput = 1.0;         // fraction of NIC line rate that TCP delivers
+  // The network's transport (model/plan/transport.hpp). TCP: payload at line rate x
+  // tcp_goodput (the wire's framing: Ethernet, IP and TCP headers per segment), capped by
+  // what the host's kernel stack moves per direction, tcp_host_bytes_per_s (0: no cap; a
+  // profile from before the cap has its whole fitted share in tcp_goodput). RDMA: line
+  // rate x rdma_efficiency (0: the profile has no RDMA figure and cannot run one).
+  double tcp_goodput = 1.0;
+  double tcp_host_bytes_per_s = 0;
+  double rdma_efficiency = 0;
   double per_message_s = 0;         // software cost of one message (one KV pair, one SF batch)
   double server_apply_bytes_per_s = 0;  // server CPU: bytes of one worker's update taken in per second
   // Server CPU: bytes per second of the optimizer's update of the stored parameters, run

@@ -418,6 +418,19 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
 
   derive_links(p, base, bs, t, from, src);
   copy_host_sources(base, src);
+  // RDMA is the fabric's, not the GPU's: a base that has no figure (the 2016 cluster ran
+  // TCP) gives what InfiniBand's framing leaves, for scenarios with "transport": "rdma".
+  if (!(base.rdma_efficiency > 0)) {
+    const double header_bytes = 8 + 12 + 4 + 2;  // LRH, BTH, ICRC, VCRC
+    p.rdma_efficiency = 4096 / (4096 + header_bytes);
+    src["rdma_efficiency"] =
+        from + "the base has no RDMA figure. InfiniBand reliable-connection RDMA with a 4096-byte MTU "
+        "carries 4096 payload bytes per packet under 26 bytes of headers (LRH 8, BTH 12, ICRC 4, VCRC 2; "
+        "InfiniBand Architecture Specification vol. 1, ch. 5 and 9; the 64b/66b line code is already out "
+        "of the quoted data rate) = " + g(p.rdma_efficiency) +
+        ". Framing alone, an upper bound: a measured bus bandwidth (NCCL-tests all_reduce_perf busbw "
+        "between two nodes) fitted with calibrate replaces it.";
+  }
   p.sources = src;
   return p;
 }

@@ -112,7 +112,7 @@ void read_servers(const Reader& r, const json& v, Scenario& s) {
 }
 
 void read_cluster(const Reader& r, const json& v, Scenario& s) {
-  r.object(v, "cluster", {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "servers"});
+  r.object(v, "cluster", {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "servers", "transport"});
   const std::string nodes_e =
       "a node count in [1, " + std::to_string(kMaxNodes) + "] or a list of them";
   s.nodes = r.sweep<int>(r.require(v, "cluster", "nodes", nodes_e), "cluster.nodes", nodes_e,
@@ -133,6 +133,8 @@ void read_cluster(const Reader& r, const json& v, Scenario& s) {
     s.latency_s = r.number(v["latency_s"], "cluster.latency_s", 0, kMaxLatencyS,
                            "seconds in [0, " + num(kMaxLatencyS) + "]");
   if (v.contains("servers")) read_servers(r, v["servers"], s);
+  if (v.contains("transport"))
+    s.transport = *parse_transport(r.choice(v["transport"], "cluster.transport", {"tcp", "rdma"}));
 }
 
 void read_strategies(const Reader& r, const json& v, Scenario& s) {
@@ -339,6 +341,7 @@ Cluster Scenario::cluster(int n, double gbps) const {
   c.latency_s = latency_s;
   c.server_shards = server_shards > 0 ? server_shards : n;
   c.placement = placement;
+  c.transport = transport;
   return c;
 }
 

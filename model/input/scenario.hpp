@@ -48,6 +48,7 @@ struct Scenario {
   double latency_s = 50e-6;
   int server_shards = 0;           // 0: one per worker node
   ServerPlacement placement = ServerPlacement::colocated;
+  Transport transport = Transport::tcp;  // "cluster.transport"
   std::vector<std::string> strategies;
   StrategyOptions options;
   std::string profile_ref;

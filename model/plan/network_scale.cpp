@@ -9,7 +9,7 @@ SyncPlan scale_network(const SyncPlan& plan, double k) {
   if (!(std::isfinite(k) && k >= 1)) throw std::invalid_argument("network scale must be finite and >= 1");
   SyncPlan s = plan;
   s.network_scale = plan.network_scale * k;
-  // The NIC's rate follows network_scale (SyncPlan::nic_bytes_per_s()).
+  // The NIC's rate and the host's ceiling follow network_scale (SyncPlan::nic_bytes_per_s()).
   for (Task& t : s.tasks) {
     if (!info(t.resource).network_scaled) continue;
     if (t.pattern == FlowPattern::to_shards || t.pattern == FlowPattern::from_shards)

@@ -1,12 +1,19 @@
 #include "model/plan/sync_plan.hpp"
 
 #include "model/plan/collective.hpp"
+#include "model/plan/transport.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace possim {
+
+double SyncPlan::nic_bytes_per_s() const {
+  // The host's ceiling is bytes of the scenario's scale too (network_scale, time dilation).
+  return payload_bytes_per_s(line_rate_bytes_per_s(),
+                             {rates.wire_efficiency, rates.host_bytes_per_s / network_scale, false});
+}
 
 const char* to_string(CollectiveKind k) {
   switch (k) {

@@ -101,9 +101,11 @@ struct Tensor {
 
 // Conversion factors from amounts to seconds, copied from cluster and profile.
 struct Rates {
-  // The NIC's line rate is the cluster's (SyncPlan::nic_bytes_per_s()); of it, TCP
-  // carries this share as payload.
-  double tcp_goodput = 1;
+  // The NIC's line rate is the cluster's (SyncPlan::nic_bytes_per_s()); of it, the
+  // transport carries this share as payload, up to the host's ceiling per direction (0:
+  // none). Written by model/plan/transport.hpp from the cluster's transport.
+  double wire_efficiency = 1;
+  double host_bytes_per_s = 0;
   double latency_s = 0;
   double per_message_s = 0;
   double pcie_bytes_per_s = 0;
@@ -159,10 +161,10 @@ struct SyncPlan {
   double network_scale = 1;
 
   // The NIC's rate at the plan's scale: the line rate (the cluster's, its one home) over
-  // network_scale, and of it the payload that TCP's goodput leaves.
+  // network_scale, and of it the payload the transport leaves (model/plan/transport.hpp).
   double line_rate_bytes_per_s() const { return cluster.nic_bytes_per_s() / network_scale; }
   double line_rate_gbps() const { return cluster.nic_gbps / network_scale; }
-  double nic_bytes_per_s() const { return line_rate_bytes_per_s() * rates.tcp_goodput; }
+  double nic_bytes_per_s() const;
 
   // Stragglers that no engine can tell from none: every factor 1, nobody dropped.
   bool undisturbed() const;

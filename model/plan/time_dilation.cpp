@@ -11,6 +11,7 @@ SyncPlan dilate_time(const SyncPlan& plan, double k) {
   if (!(std::isfinite(k) && k >= 1)) throw std::invalid_argument("time dilation must be finite and >= 1");
   SyncPlan d = plan;
   d.cluster.nic_gbps /= k;  // the NIC's line rate, which SyncPlan::nic_bytes_per_s() follows
+  d.rates.host_bytes_per_s /= k;  // and the host's TCP ceiling under it
   d.cluster.latency_s *= k;
   // Each resource's rate and latency, once per field (both PCIe directions share theirs).
   std::vector<double Rates::*> done;

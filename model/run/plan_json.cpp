@@ -56,6 +56,7 @@ const std::array<FlowPattern, 5> kPatterns = {FlowPattern::none, FlowPattern::to
                                               FlowPattern::to_peers, FlowPattern::collective};
 const std::array<CollectiveKind, 2> kCollectives = {CollectiveKind::ring, CollectiveKind::double_tree};
 const std::array<ServerPlacement, 2> kPlacements = {ServerPlacement::colocated, ServerPlacement::dedicated};
+const std::array<Transport, 2> kTransports = {Transport::tcp, Transport::rdma};
 const std::array<Consistency, 2> kConsistency = {Consistency::bsp, Consistency::ssp};
 
 // Every value of an enum whose values are 0..N-1.
@@ -155,7 +156,8 @@ json plan_to_json(const SyncPlan& p) {
             {"nic_gbps", p.cluster.nic_gbps},
             {"latency_s", p.cluster.latency_s},
             {"server_shards", p.cluster.server_shards},
-            {"placement", to_string(p.cluster.placement)}}},
+            {"placement", to_string(p.cluster.placement)},
+            {"transport", to_string(p.cluster.transport)}}},
           {"batch_per_gpu", p.batch_per_gpu},
           {"iterations", p.iterations},
           {"consistency", to_string(p.consistency)},
@@ -163,7 +165,8 @@ json plan_to_json(const SyncPlan& p) {
           {"network_scale", p.network_scale},
           {"per_iteration_s", p.per_iteration_s},
           {"rates",
-           {{"tcp_goodput", r.tcp_goodput},
+           {{"wire_efficiency", r.wire_efficiency},
+            {"host_bytes_per_s", r.host_bytes_per_s},
             {"latency_s", r.latency_s},
             {"per_message_s", r.per_message_s},
             {"pcie_bytes_per_s", r.pcie_bytes_per_s},
@@ -198,13 +201,15 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
   p.model = j.contains("model") ? r.label(j["model"], "model", limits::kMaxNameChars, "a name") : "";
   {
     const json& c = r.object(r.require(j, "", "cluster", "an object"), "cluster", "an object");
-    r.only_known(c, "cluster", {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "server_shards", "placement"});
+    r.only_known(c, "cluster",
+                 {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "server_shards", "placement", "transport"});
     p.cluster.nodes = int(whole(r, c, "cluster", "nodes", 1, limits::kMaxNodes, "worker nodes"));
     p.cluster.gpus_per_node = int(whole(r, c, "cluster", "gpus_per_node", 1, limits::kMaxGpusPerNode, "GPUs per node"));
     p.cluster.nic_gbps = num(r, c, "cluster", "nic_gbps", 0, limits::kMaxNicGbps, "Gbit/s", true);
     p.cluster.latency_s = num(r, c, "cluster", "latency_s", 0, limits::kMaxLatencyS, "seconds");
     p.cluster.server_shards = int(whole(r, c, "cluster", "server_shards", 1, limits::kMaxShards, "shards"));
     if (c.contains("placement")) p.cluster.placement = pick(r, c["placement"], "cluster.placement", kPlacements);
+    if (c.contains("transport")) p.cluster.transport = pick(r, c["transport"], "cluster.transport", kTransports);
   }
   p.workers = p.cluster.nodes;
   p.batch_per_gpu = int(whole(r, j, "", "batch_per_gpu", 1, limits::kMaxBatchPerGpu, "images per GPU"));
@@ -216,11 +221,16 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
     p.per_iteration_s = r.number(j["per_iteration_s"], "per_iteration_s", 0, limits::kMaxTaskSeconds, "seconds");
   {
     const json& v = r.object(r.require(j, "", "rates", "an object"), "rates", "an object");
-    r.only_known(v, "rates", {"tcp_goodput", "latency_s", "per_message_s", "pcie_bytes_per_s", "pcie_latency_s",
+    r.only_known(v, "rates", {"wire_efficiency", "host_bytes_per_s", "tcp_goodput", "latency_s", "per_message_s", "pcie_bytes_per_s", "pcie_latency_s",
                               "copy_host_share", "d2d_bytes_per_s", "server_apply_bytes_per_s",
                               "collective_launch_s"});
     Rates& q = p.rates;
-    q.tcp_goodput = num(r, v, "rates", "tcp_goodput", 0, 1, "a share in (0, 1]", true);
+    // "tcp_goodput": the same share, as plans written before the transport model name it.
+    q.wire_efficiency = num(r, v, "rates", v.contains("tcp_goodput") && !v.contains("wire_efficiency")
+                                               ? "tcp_goodput" : "wire_efficiency",
+                            0, 1, "a share in (0, 1]", true);
+    q.host_bytes_per_s =
+        v.contains("host_bytes_per_s") ? num(r, v, "rates", "host_bytes_per_s", 0, kMaxRate, "bytes/s (0: none)") : 0;
     q.latency_s = num(r, v, "rates", "latency_s", 0, limits::kMaxLatencyS, "seconds");
     q.per_message_s = num(r, v, "rates", "per_message_s", 0, 1, "seconds");
     q.pcie_bytes_per_s = num(r, v, "rates", "pcie_bytes_per_s", 0, kMaxRate, "bytes/s", true);

@@ -112,7 +112,7 @@ const std::vector<std::string>& sweep_axes() {
   static const std::vector<std::string> axes = {
       "model",         "batch_per_gpu",        "strategies",
       "cluster.nodes", "cluster.gpus_per_node", "cluster.nic_gbps",
-      "cluster.latency_s", "cluster.servers.shards", "strategy_options.kv_pair_bytes",
+      "cluster.latency_s", "cluster.servers.shards", "cluster.transport", "strategy_options.kv_pair_bytes",
       "strategy_options.bucket_bytes", "strategy_options.staleness", "precision", "seed"};
   return axes;
 }

@@ -27,6 +27,7 @@ const std::vector<std::pair<std::string, std::string>> kExtraColumns = {
     {"strategy_options.kv_pair_bytes", "kv_pair_bytes"},
     {"strategy_options.bucket_bytes", "bucket_bytes"},
     {"precision", "precision"},
+    {"cluster.transport", "transport"},
     {"strategy_options.staleness", "staleness"},
     {"seed", "seed"}};
 

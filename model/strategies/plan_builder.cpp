@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/plan/cost.hpp"
+#include "model/plan/transport.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
 
@@ -21,17 +22,24 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
   plan_.consistency = r.options.consistency;
   plan_.staleness = r.options.staleness;
   const Profile& p = *r.profile;
-  plan_.rates.tcp_goodput = p.tcp_goodput;
+  const TransportRates transport = transport_rates(p, r.cluster);
+  plan_.rates.wire_efficiency = transport.wire_efficiency;
+  plan_.rates.host_bytes_per_s = transport.host_bytes_per_s;
   plan_.rates.latency_s = r.cluster.latency_s;
   plan_.rates.per_message_s = p.per_message_s;
   // Host work in series with every copy between GPU and network: a runtime that stages each
   // byte through copies of its own (serialization into RPC buffers), and a PS client that
-  // passes over the buffer once per shard. The copy path runs at the harmonic sum.
-  double s_per_byte = 1.0 / p.pcie_bytes_per_s;
-  if (p.runtime_copy_bytes_per_s > 0) s_per_byte += 1.0 / p.runtime_copy_bytes_per_s;
-  if (p.client_pass_bytes_per_s > 0) s_per_byte += r.cluster.server_shards / p.client_pass_bytes_per_s;
+  // passes over the buffer once per shard. The copy path runs at the harmonic sum. Under
+  // GPUDirect the PCIe copy is gone (the NIC reads GPU memory as it sends): what is left is
+  // the stack's host work, if any.
+  double host_s_per_byte = 0;
+  if (p.runtime_copy_bytes_per_s > 0) host_s_per_byte += 1.0 / p.runtime_copy_bytes_per_s;
+  if (p.client_pass_bytes_per_s > 0) host_s_per_byte += r.cluster.server_shards / p.client_pass_bytes_per_s;
+  const double pcie_s_per_byte = transport.gpudirect ? 0 : 1.0 / p.pcie_bytes_per_s;
+  stage_on_host_ = pcie_s_per_byte + host_s_per_byte > 0;
+  const double s_per_byte = stage_on_host_ ? pcie_s_per_byte + host_s_per_byte : 1.0 / p.pcie_bytes_per_s;
   plan_.rates.pcie_bytes_per_s = 1.0 / s_per_byte;
-  plan_.rates.copy_host_share = 1 - (1.0 / p.pcie_bytes_per_s) / s_per_byte;
+  plan_.rates.copy_host_share = stage_on_host_ ? 1 - pcie_s_per_byte / s_per_byte : 0;
   plan_.rates.pcie_latency_s = p.pcie_latency_s;
   plan_.rates.d2d_bytes_per_s = p.d2d_bytes_per_s;
   // A shard takes in each of the N workers' updates of a slice (N x bytes at the apply
@@ -170,6 +178,12 @@ TaskId PlanBuilder::transfer(Resource resource, Step step, int layer, double byt
   return add(t);
 }
 
+Deps PlanBuilder::staging(Resource resource, Step step, int layer, double bytes, Payload carries, const Deps& deps,
+                          DType dtype) {
+  if (!stage_on_host_) return deps;
+  return {now(transfer(resource, step, layer, bytes, carries, deps, dtype))};
+}
+
 // Several GPUs per node: gradients are gathered on the leader GPU first, and fresh
 // parameters are copied back out to the others afterwards.
 TaskId PlanBuilder::intra_node(Step step, int layer, double bytes, Payload carries, const Deps& deps) {
@@ -184,11 +198,10 @@ TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, const
   const DType dtype = wire.dtype.value_or(gradient_);
   Deps d = after;
   if (req_.cluster.gpus_per_node > 1) d = {now(intra_node(Step::gather, layer, bytes, Payload::gradient, d))};
-  const TaskId d2h = transfer(Resource::pcie_d2h, Step::copy_d2h, layer, bytes * wire.scale, wire.push, d, dtype);
   Task push = network_task(Step::push, layer, FlowPattern::to_shards, wire.push, dtype);
   push.tensor = tensor;
   push.scale = wire.scale;
-  push.deps = {now(d2h)};
+  push.deps = staging(Resource::pcie_d2h, Step::copy_d2h, layer, bytes * wire.scale, wire.push, d, dtype);
   const TaskId p = add(push);
   return add(apply_task(layer, tensor, {now(p)}));
 }
@@ -201,8 +214,8 @@ PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps
   pull.scale = wire.scale;
   pull.deps = after;
   const TaskId p = add(pull);
-  TaskId last =
-      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, bytes * wire.scale, wire.pull, {now(p)}, dtype);
+  const Deps copied = staging(Resource::pcie_h2d, Step::copy_h2d, layer, bytes * wire.scale, wire.pull, {now(p)}, dtype);
+  TaskId last = copied.front().task;
   if (req_.cluster.gpus_per_node > 1)
     last = intra_node(Step::scatter, layer, bytes, Payload::parameters, {now(last)});
   return {p, last};
@@ -213,7 +226,7 @@ TaskId PlanBuilder::ps_sync(int layer, int tensor, const Deps& after, const Wire
   return ps_pull_half(layer, tensor, {now(apply)}, wire).done;
 }
 
-std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& after) {
+std::pair<double, Deps> PlanBuilder::factors_to_host(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
   const double factor_bytes = double(node_batch()) * double(l.fc_m + l.fc_n) * activation_value_bytes();
   Deps d = after;
@@ -222,17 +235,17 @@ std::pair<double, TaskId> PlanBuilder::factors_to_host(int layer, const Deps& af
     const double per_gpu = factor_bytes / req_.cluster.gpus_per_node;
     d = {now(intra_node(Step::gather, layer, per_gpu, Payload::factors, d))};
   }
-  return {factor_bytes, transfer(Resource::pcie_d2h, Step::copy_d2h, layer, factor_bytes, Payload::factors, d,
-                                 activation_dtype(precision_))};
+  return {factor_bytes, staging(Resource::pcie_d2h, Step::copy_d2h, layer, factor_bytes, Payload::factors, d,
+                                activation_dtype(precision_))};
 }
 
 TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   const Layer& l = net().layers.at(std::size_t(layer));
   const double k = node_batch();
-  const auto [factor_bytes, d2h] = factors_to_host(layer, after);
+  const auto [factor_bytes, staged] = factors_to_host(layer, after);
   Task bcast = network_task(Step::broadcast, layer, FlowPattern::to_peers, Payload::factors, activation_dtype(precision_));
   bcast.bytes = factor_bytes;
-  bcast.deps = {now(d2h)};
+  bcast.deps = staged;
   const TaskId b = add(bcast);
   // A worker rebuilds from every peer's factors: they are in once every worker's
   // broadcast has landed (a cluster task: done when its deps are, on every worker).
@@ -244,14 +257,13 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   in.layer = layer;
   in.deps = {now(b)};
   const TaskId all = add(in);
-  const TaskId h2d =
-      transfer(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1), Payload::factors, {now(all)},
-               activation_dtype(precision_));
+  const Deps copied = staging(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1),
+                             Payload::factors, {now(all)}, activation_dtype(precision_));
   // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
   Task rebuild = gpu_task(Step::rebuild, layer,
                           2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
                               req_.profile->rebuild_flops_at_precision());
-  rebuild.deps = {now(h2d)};
+  rebuild.deps = copied;
   TaskId last = add(rebuild);
   if (req_.cluster.gpus_per_node > 1)
     last = intra_node(Step::scatter, layer, param_bytes(layer), Payload::parameters, {now(last)});
@@ -259,10 +271,10 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
 }
 
 TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
-  const auto [factor_bytes, d2h] = factors_to_host(layer, after);
+  const auto [factor_bytes, staged] = factors_to_host(layer, after);
   Task push = network_task(Step::push, layer, FlowPattern::to_shards, Payload::factors, activation_dtype(precision_));
   push.tensor = tensor_on_shard(layer, factor_bytes, owner_shard);
-  push.deps = {now(d2h)};
+  push.deps = staged;
   const TaskId p = add(push);
   // The owner rebuilds each worker's gradient and applies it to the full matrix.
   const int params = tensor_on_shard(layer, param_bytes(layer), owner_shard);

@@ -122,14 +122,18 @@ class PlanBuilder {
   Task apply_task(int layer, int tensor, const Deps& deps) const;
   TaskId transfer(Resource resource, Step step, int layer, double bytes, Payload carries, const Deps& deps,
                   DType dtype);
+  // A copy staging network bytes between GPU and host: what comes after it depends on the
+  // returned deps. None under GPUDirect RDMA, unless the stack passes over the bytes itself.
+  Deps staging(Resource resource, Step step, int layer, double bytes, Payload carries, const Deps& deps,
+               DType dtype);
   // Several GPUs per node: `bytes` from (or to) each of the leader's peers over the
   // intra-node path; returns the last of `deps` on one GPU.
   TaskId intra_node(Step step, int layer, double bytes, Payload carries, const Deps& deps);
 
  private:
   // A node's sufficient factors of an FC layer (K x (M + N) floats, K = all its GPUs'
-  // samples), gathered on the leader and copied to the host: (bytes, the copy).
-  std::pair<double, TaskId> factors_to_host(int layer, const Deps& after);
+  // samples), gathered on the leader and staged on the host: (bytes, what follows waits for).
+  std::pair<double, Deps> factors_to_host(int layer, const Deps& after);
   // An all-reduce of `bytes` of gradients, named after `layer`.
   TaskId allreduce_bytes(int layer, double bytes, const Deps& after, const AllReduceHow& how);
 
@@ -137,6 +141,7 @@ class PlanBuilder {
   Precision precision_;  // the profile's numerics
   DType gradient_;
   SyncPlan plan_;
+  bool stage_on_host_ = true;  // network bytes pass through host memory (model/plan/transport.hpp)
   std::vector<LayerTime> times_;
   std::vector<TaskId> forward_, backward_;
   long long next_pair_ = 0;      // global KV-pair counter for even hashing (and the plan's

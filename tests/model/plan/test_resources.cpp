@@ -91,8 +91,8 @@ TEST_CASE("resource table: an uncontended task's seconds by hand from its row", 
 
 TEST_CASE("the NIC's line rate lives in the cluster, and scaling and dilation act on each rate once", "[resources]") {
   const SyncPlan plan = plan_of("poseidon", 4, 2);
-  REQUIRE(plan.rates.tcp_goodput > 0);
-  CHECK(plan.nic_bytes_per_s() == plan.cluster.nic_bytes_per_s() * plan.rates.tcp_goodput);
+  REQUIRE(plan.rates.wire_efficiency > 0);
+  CHECK(plan.nic_bytes_per_s() == plan.cluster.nic_bytes_per_s() * plan.rates.wire_efficiency);
   CHECK(plan.line_rate_gbps() == plan.cluster.nic_gbps);
 
   const double k = 8;
