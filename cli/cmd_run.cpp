@@ -64,7 +64,11 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
       << to_string(s.numerics.gradient) << ")\n";
   out << "profile " << s.profile.name << ": " << s.profile.provenance_line() << "\n";
   out << "network " << describe(transport_rates(s.profile, s.cluster(s.nodes.front(), s.nic_gbps.front())),
-                                s.transport) << "\n";
+                                s.transport);
+  if (s.nics_per_node > 1)
+    out << "; " << s.nics_per_node << " NICs per node, rail-aligned (hier_allreduce spreads over min(NICs, GPUs), "
+        << "a leader GPU's traffic uses one)";
+  out << "\n";
   out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
   // Where the time goes, as shares of the iteration: only the shares some point has.
   std::vector<TimeShare> shares;

@@ -1,4 +1,4 @@
-// The machines a scenario describes: nodes with GPUs and one NIC each, behind a
+// The machines a scenario describes: nodes with GPUs and one or more NICs each, behind a
 // non-blocking switch. Plans and engines read it; it sits in model/input because the
 // scenario holds one.
 #pragma once
@@ -18,7 +18,11 @@ enum class Transport { tcp, rdma };
 struct Cluster {
   int nodes = 1;            // worker nodes
   int gpus_per_node = 1;    // GPUs of a node gather on a leader GPU before syncing
-  double nic_gbps = 10;     // line rate of each node's NIC, each direction
+  double nic_gbps = 10;     // line rate of each NIC, each direction
+  // NICs per node, rail-aligned: GPU g sends on NIC g mod nics_per_node (to the same rail
+  // of every other node). A leader GPU's traffic uses one; SyncPlan::rails says how many a
+  // plan's traffic spreads over.
+  int nics_per_node = 1;
   double latency_s = 50e-6; // one-way latency between two nodes
   int server_shards = 1;    // parameter-server shards
   ServerPlacement placement = ServerPlacement::colocated;

@@ -112,7 +112,7 @@ void read_servers(const Reader& r, const json& v, Scenario& s) {
 }
 
 void read_cluster(const Reader& r, const json& v, Scenario& s) {
-  r.object(v, "cluster", {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "servers", "transport"});
+  r.object(v, "cluster", {"nodes", "gpus_per_node", "nics_per_node", "nic_gbps", "latency_s", "servers", "transport"});
   const std::string nodes_e =
       "a node count in [1, " + std::to_string(kMaxNodes) + "] or a list of them";
   s.nodes = r.sweep<int>(r.require(v, "cluster", "nodes", nodes_e), "cluster.nodes", nodes_e,
@@ -129,6 +129,10 @@ void read_cluster(const Reader& r, const json& v, Scenario& s) {
     s.gpus_per_node =
         int(r.integer(v["gpus_per_node"], "cluster.gpus_per_node", 1, kMaxGpusPerNode,
                       "GPUs per node in [1, " + std::to_string(kMaxGpusPerNode) + "]"));
+  if (v.contains("nics_per_node"))
+    s.nics_per_node =
+        int(r.integer(v["nics_per_node"], "cluster.nics_per_node", 1, kMaxGpusPerNode,
+                      "NICs per node in [1, " + std::to_string(kMaxGpusPerNode) + "], each at nic_gbps"));
   if (v.contains("latency_s"))
     s.latency_s = r.number(v["latency_s"], "cluster.latency_s", 0, kMaxLatencyS,
                            "seconds in [0, " + num(kMaxLatencyS) + "]");
@@ -337,6 +341,7 @@ Cluster Scenario::cluster(int n, double gbps) const {
   Cluster c;
   c.nodes = n;
   c.gpus_per_node = gpus_per_node;
+  c.nics_per_node = nics_per_node;
   c.nic_gbps = gbps;
   c.latency_s = latency_s;
   c.server_shards = server_shards > 0 ? server_shards : n;

@@ -45,6 +45,7 @@ struct Scenario {
   std::vector<int> nodes;          // sweep axis
   std::vector<double> nic_gbps;    // sweep axis
   int gpus_per_node = 1;
+  int nics_per_node = 1;
   double latency_s = 50e-6;
   int server_shards = 0;           // 0: one per worker node
   ServerPlacement placement = ServerPlacement::colocated;

@@ -159,11 +159,16 @@ struct SyncPlan {
   // Network bytes and the NIC rate are 1/network_scale of the scenario's
   // (model/plan/network_scale.hpp); 1 for a plan as a strategy writes it.
   double network_scale = 1;
+  // NICs of a node its traffic spreads over (Cluster::nics_per_node, rail-aligned): 1 where
+  // every byte leaves from a leader GPU; hier_allreduce's GPUs each send their slice on
+  // their own rail. Every network task of a plan uses the same rails.
+  int rails = 1;
 
-  // The NIC's rate at the plan's scale: the line rate (the cluster's, its one home) over
-  // network_scale, and of it the payload the transport leaves (model/plan/transport.hpp).
-  double line_rate_bytes_per_s() const { return cluster.nic_bytes_per_s() / network_scale; }
-  double line_rate_gbps() const { return cluster.nic_gbps / network_scale; }
+  // A node's network rate at the plan's scale: the line rate of its rails (the cluster's
+  // NIC, its one home, x rails) over network_scale, and of it the payload the transport
+  // leaves (model/plan/transport.hpp). Engines model a node's rails as one link.
+  double line_rate_bytes_per_s() const { return cluster.nic_bytes_per_s() * rails / network_scale; }
+  double line_rate_gbps() const { return cluster.nic_gbps * rails / network_scale; }
   double nic_bytes_per_s() const;
 
   // Stragglers that no engine can tell from none: every factor 1, nobody dropped.

@@ -153,6 +153,7 @@ json plan_to_json(const SyncPlan& p) {
           {"cluster",
            {{"nodes", p.cluster.nodes},
             {"gpus_per_node", p.cluster.gpus_per_node},
+            {"nics_per_node", p.cluster.nics_per_node},
             {"nic_gbps", p.cluster.nic_gbps},
             {"latency_s", p.cluster.latency_s},
             {"server_shards", p.cluster.server_shards},
@@ -163,6 +164,7 @@ json plan_to_json(const SyncPlan& p) {
           {"consistency", to_string(p.consistency)},
           {"staleness", p.staleness},
           {"network_scale", p.network_scale},
+          {"rails", p.rails},
           {"per_iteration_s", p.per_iteration_s},
           {"rates",
            {{"wire_efficiency", r.wire_efficiency},
@@ -187,7 +189,7 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
   const Reader r(where);
   r.object(j, "", "a plan object");
   r.only_known(j, "", {"format", "strategy", "model", "cluster", "batch_per_gpu", "iterations", "consistency",
-                       "staleness", "network_scale", "per_iteration_s", "rates", "layers", "tensors", "tasks",
+                       "staleness", "network_scale", "rails", "per_iteration_s", "rates", "layers", "tensors", "tasks",
                        "slowdown", "dropped", "decisions", "comment"});
   if (r.text(r.require(j, "", "format", kPlanFormat), "format", kPlanFormat) != kPlanFormat)
     r.fail("format", "is not " + std::string(kPlanFormat), kPlanFormat);
@@ -202,9 +204,13 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
   {
     const json& c = r.object(r.require(j, "", "cluster", "an object"), "cluster", "an object");
     r.only_known(c, "cluster",
-                 {"nodes", "gpus_per_node", "nic_gbps", "latency_s", "server_shards", "placement", "transport"});
+                 {"nodes", "gpus_per_node", "nics_per_node", "nic_gbps", "latency_s", "server_shards", "placement",
+                  "transport"});
     p.cluster.nodes = int(whole(r, c, "cluster", "nodes", 1, limits::kMaxNodes, "worker nodes"));
     p.cluster.gpus_per_node = int(whole(r, c, "cluster", "gpus_per_node", 1, limits::kMaxGpusPerNode, "GPUs per node"));
+    if (c.contains("nics_per_node"))
+      p.cluster.nics_per_node =
+          int(whole(r, c, "cluster", "nics_per_node", 1, limits::kMaxGpusPerNode, "NICs per node"));
     p.cluster.nic_gbps = num(r, c, "cluster", "nic_gbps", 0, limits::kMaxNicGbps, "Gbit/s", true);
     p.cluster.latency_s = num(r, c, "cluster", "latency_s", 0, limits::kMaxLatencyS, "seconds");
     p.cluster.server_shards = int(whole(r, c, "cluster", "server_shards", 1, limits::kMaxShards, "shards"));
@@ -217,6 +223,9 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
   if (j.contains("consistency")) p.consistency = pick(r, j["consistency"], "consistency", kConsistency);
   if (j.contains("staleness")) p.staleness = int(r.integer(j["staleness"], "staleness", 0, 1000, "iterations"));
   if (j.contains("network_scale")) p.network_scale = r.number(j["network_scale"], "network_scale", 1, 1e6, "a factor");
+  if (j.contains("rails"))
+    p.rails = int(r.integer(j["rails"], "rails", 1, p.cluster.nics_per_node,
+                            "NICs per node the traffic spreads over, in [1, cluster.nics_per_node]"));
   if (j.contains("per_iteration_s"))
     p.per_iteration_s = r.number(j["per_iteration_s"], "per_iteration_s", 0, limits::kMaxTaskSeconds, "seconds");
   {

@@ -111,7 +111,7 @@ std::string inputs_key(json inputs, const Scenario& s, const RunIdentity& id) {
 const std::vector<std::string>& sweep_axes() {
   static const std::vector<std::string> axes = {
       "model",         "batch_per_gpu",        "strategies",
-      "cluster.nodes", "cluster.gpus_per_node", "cluster.nic_gbps",
+      "cluster.nodes", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.nic_gbps",
       "cluster.latency_s", "cluster.servers.shards", "cluster.transport", "strategy_options.kv_pair_bytes",
       "strategy_options.bucket_bytes", "strategy_options.staleness", "precision", "seed"};
   return axes;

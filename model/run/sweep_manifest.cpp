@@ -28,6 +28,7 @@ const std::vector<std::pair<std::string, std::string>> kExtraColumns = {
     {"strategy_options.bucket_bytes", "bucket_bytes"},
     {"precision", "precision"},
     {"cluster.transport", "transport"},
+    {"cluster.nics_per_node", "nics_per_node"},
     {"strategy_options.staleness", "staleness"},
     {"seed", "seed"}};
 

@@ -337,6 +337,9 @@ TaskId PlanBuilder::allreduce_bytes(int layer, double bytes, const Deps& after, 
   // ring reduce-scatter whose steps move on every GPU's link at once ((G-1)/G of the
   // tensor each), with the matching all-gather after.
   const bool ring_inside = how.inside == AllReduceHow::Inside::ring;
+  // After a ring inside the node each GPU holds 1/G of the sum and all-reduces it across
+  // nodes on its own rail: the node's bytes spread over min(NICs, GPUs) of them.
+  if (ring_inside) plan_.rails = std::max(1, std::min(req_.cluster.nics_per_node, gpus));
   const double inside_bytes = ring_inside ? bytes / gpus : bytes;  // per other GPU (intra_node)
   Deps d = after;
   if (gpus > 1)
