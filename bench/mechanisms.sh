@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Benchmark: what issue 28's mechanisms (a scenario's precision and gradient type, gradient
-# buckets, a collective's launch cost) cost each engine per point. The same sweep of
-# today_h100_resnet50 (ResNet-50, 8 H100 per node; Poseidon and ring, double-tree and
-# hierarchical all-reduce) runs as shipped ("base": fp32, a collective per layer, no launch
-# cost) and with each mechanism on: "precision" (amp_bf16, bf16 gradients), "launch" (50 us
-# per collective), "buckets" (25 MiB), and "all" three; each variant in turn with the base,
+# buckets, a collective's launch cost, the network transport, several NICs per node) cost
+# each engine per point. The same sweep of today_h100_resnet50 (ResNet-50, 8 H100 per node;
+# Poseidon and ring, double-tree and hierarchical all-reduce) runs as the base (fp32, a
+# collective per layer, no launch cost, TCP with the host's ceiling, one NIC) and with each
+# mechanism on: "precision" (amp_bf16, bf16 gradients), "launch" (50 us per collective),
+# "buckets" (25 MiB), "all" three; "rdma" (RDMA with GPUDirect, as the shipped scenario)
+# and "rails" (RDMA, 8 NICs per node); each variant in turn with the base,
 # R times; the table gives each one's median wall seconds per point and the median of the R
 # paired ratios to the base run beside it. precision and launch leave the plan's tasks as
 # they are (their cost is the mechanism's own); buckets fuse ResNet-50's 161 gradients into
@@ -25,6 +27,7 @@ prof['collective_launch_s'] = 5e-5
 json.dump(prof, open(f'{tmp}/h100_launch.json', 'w'), indent=1)
 base = json.load(open('scenarios/today/h100_resnet50.json'))
 base['model'] = 'resnet50'
+base['cluster']['transport'] = 'tcp'
 def variant(name, nodes, gbps, mech):
     s = json.loads(json.dumps(base))
     s['name'] = name.replace('/', '_')
@@ -37,19 +40,24 @@ def variant(name, nodes, gbps, mech):
         s['strategy_options'] = {'bucket_bytes': 26214400}
     if mech in ('launch', 'all'):
         s['profile'] = f'{tmp}/h100_launch.json'
+    if mech in ('rdma', 'rails'):
+        s['cluster']['transport'] = 'rdma'
+    if mech == 'rails':
+        s['cluster']['nics_per_node'] = 8
     json.dump(s, open(f'{tmp}/{name}.json', 'w'))
     return len(nodes) * len(gbps) * len(s['strategies'])
 grid = {'analytic': ([2, 4, 8, 16, 32, 64, 128, 256], [10, 25, 40, 50, 100, 200, 400, 800, 1600, 3200]),
         'simgrid': ([2, 8, 32], [100])}
 points = {}
 for e, (nodes, gbps) in grid.items():
-    for mech in ('base', 'precision', 'launch', 'buckets', 'all'):
+    for mech in ('base', 'precision', 'launch', 'buckets', 'all', 'rdma', 'rails'):
         points[e] = variant(f'{e}_{mech}', nodes, gbps, mech)
 open(f'{tmp}/points', 'w').write(f"{points['analytic']} {points['simgrid']}\n")
 PY
 read -r PA PS < "$TMP/points"
 run() {  # engine variant -> wall seconds
-  /usr/bin/time -f "%e" -o "$TMP/t" "$POSSIM" run "$TMP/$1_$2.json" --engine "$1" --jobs 1 -q --out "$TMP/out_$1_$2" >/dev/null 2>&1
+  /usr/bin/time -f "%e" -o "$TMP/t" "$POSSIM" run "$TMP/$1_$2.json" --engine "$1" --jobs 1 -q --out "$TMP/out_$1_$2" \
+    >/dev/null 2>"$TMP/err" || { echo "bench/mechanisms.sh: $1 $2 failed: $(tail -1 "$TMP/err")" >&2; exit 1; }
   cat "$TMP/t"
 }
 echo "# Cost of issue 28's mechanisms per point"
@@ -61,7 +69,7 @@ echo "| engine | mechanism | base s/point (median) | with it s/point (median) | 
 echo "|---|---|---|---|---|"
 for e in analytic simgrid; do
   n=$([ $e = analytic ] && echo "$PA" || echo "$PS")
-  for mech in precision launch buckets all; do
+  for mech in precision launch buckets all rdma rails; do
     : > "$TMP/base"; : > "$TMP/mech"; : > "$TMP/ratio"
     for _ in $(seq "$R"); do
       b=$(run $e base); m=$(run $e $mech)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Refit profiles/titanx_maxwell.json on POSEIDON.md section 9 alone, predicting with the
 # SimGrid engine (possim run's default). Stages, each stack's parameters on its own points:
-#   1. the node's shared physics (TCP goodput) with the two stacks whose points measure the
+#   1. the node's shared physics (the host's TCP ceiling; TCP's framing share of the wire is
+#      arithmetic, not fitted) with the two stacks whose points measure the
 #      network: Poseidon's KV store (top-level server apply rate) and Caffe+PS (its apply
 #      rate, its client's per-shard pass and its step synchronisation round);
 #   2. stock TensorFlow's runtime copy rate on its one point (physics from stage 1);
@@ -17,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 m=traces/measured
 "$possim" calibrate fit $m/caffe_ps.csv $m/poseidon_caffe.csv --profile titanx_maxwell \
-  --free tcp_goodput,server_apply_bytes_per_s,caffe_ps.server_apply_bytes_per_s,caffe_ps.client_pass_bytes_per_s,caffe_ps.step_sync_s \
+  --free tcp_host_bytes_per_s,server_apply_bytes_per_s,caffe_ps.server_apply_bytes_per_s,caffe_ps.client_pass_bytes_per_s,caffe_ps.step_sync_s \
   --engine simgrid --restarts 4 --name titanx_maxwell --out "$tmp/stage1.json"
 "$possim" calibrate fit $m/tf_stock.csv --profile "$tmp/stage1.json" \
   --free tf_stock.runtime_copy_bytes_per_s \
