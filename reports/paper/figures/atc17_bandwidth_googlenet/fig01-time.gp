@@ -1,5 +1,5 @@
 # Where an iteration goes: googlenet, 16 nodes x 1 GPU, 2 Gbit/s
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -17,7 +17,7 @@ set yrange [0:*]
 set xtics nomirror
 plot 'fig01-time.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 3 title 'net' lc rgb '#d62728', \
-     '' using 4 title 'apply' lc rgb '#8c564b'
+     '' using 4 title 'PCIe' lc rgb '#ff7f0e'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig01-time.png'
 replot

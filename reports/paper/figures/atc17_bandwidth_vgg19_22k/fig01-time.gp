@@ -1,5 +1,5 @@
 # Where an iteration goes: vgg19_22k, 16 nodes x 1 GPU, 10 Gbit/s
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # Where an iteration goes: vgg19, 4 nodes x 8 GPU, 10 Gbit/s
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -20,8 +20,7 @@ plot 'fig01-time.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 4 title 'PCIe' lc rgb '#ff7f0e', \
      '' using 5 title 'host copy' lc rgb '#ffbb78', \
      '' using 6 title 'apply' lc rgb '#8c564b', \
-     '' using 7 title 'rebuild' lc rgb '#aec7e8', \
-     '' using 8 title 'wait' lc rgb '#7f7f7f'
+     '' using 7 title 'rebuild' lc rgb '#aec7e8'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig01-time.png'
 replot

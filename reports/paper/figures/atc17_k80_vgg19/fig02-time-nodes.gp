@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: vgg19, tf_stock (simgrid), 8 GPU/node, 10 Gbit/s
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig02-time-nodes.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig02-time-nodes.gp` in this folder
 # to draw fig02-time-nodes.svg and fig02-time-nodes.png again from fig02-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -20,8 +20,7 @@ plot 'fig02-time-nodes.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 3 title 'net' lc rgb '#d62728', \
      '' using 4 title 'PCIe' lc rgb '#ff7f0e', \
      '' using 5 title 'host copy' lc rgb '#ffbb78', \
-     '' using 6 title 'apply' lc rgb '#8c564b', \
-     '' using 7 title 'wait' lc rgb '#7f7f7f'
+     '' using 6 title 'apply' lc rgb '#8c564b'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig02-time-nodes.png'
 replot

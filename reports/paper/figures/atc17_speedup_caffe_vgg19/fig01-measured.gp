@@ -1,5 +1,5 @@
 # Predicted against measured throughput (traces/measured/caffe_ps.csv + traces/measured/cntk_1bit.csv + traces/measured/poseidon_caffe.csv + traces/measured/single_gpu.csv + traces/measured/tf_stock.csv)
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig01-measured.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-measured.gp` in this folder
 # to draw fig01-measured.svg and fig01-measured.png again from fig01-measured.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # vgg19_22k, batch 32/GPU, 1 GPU/node, 40 Gbit/s
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig01-speedup.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-speedup.gp` in this folder
 # to draw fig01-speedup.svg and fig01-speedup.png again from fig01-speedup.dat.
 set datafile separator '\t'
 set encoding utf8

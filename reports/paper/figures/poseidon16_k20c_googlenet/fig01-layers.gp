@@ -1,5 +1,5 @@
 # Sync windows: googlenet, 8 nodes x 1 GPU, 40 Gbit/s, poseidon (simgrid)
-# Written by possim report (possim 8855517-dirty). Run `gnuplot fig01-layers.gp` in this folder
+# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-layers.gp` in this folder
 # to draw fig01-layers.svg and fig01-layers.png again from fig01-layers.dat.
 set datafile separator '\t'
 set encoding utf8
