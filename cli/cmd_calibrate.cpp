@@ -26,6 +26,7 @@
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
+#include "model/plan/transport.hpp"
 #include "model/run/output_file.hpp"
 #include "net/netns.hpp"
 
@@ -289,7 +290,8 @@ int cmd_exchange(const std::vector<std::string>& args) {
     t.print(std::cout);
     if (r.line_rate_bytes_per_s > 0) {
       std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s")
-                << ": TCP payload / line = tcp_goodput " << fixed(r.tcp_goodput, 4) << "\n";
+                << ": TCP payload / line = " << fixed(r.tcp_goodput, 4) << "; the profile's "
+                << describe(transport_rates(p, Cluster{}), Transport::tcp) << "\n";
       if (r.wire_bytes_per_s > 0) {
         const double ratio = r.wire_bytes_per_s / r.line_rate_bytes_per_s;
         std::cout << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes

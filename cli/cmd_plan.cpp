@@ -24,6 +24,7 @@
 #include "model/planning/capacity.hpp"
 #include "model/run/output_file.hpp"
 #include "model/run/parallel.hpp"
+#include "model/plan/transport.hpp"
 #include "model/run/provenance.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
@@ -323,6 +324,12 @@ int cmd_plan(const std::vector<std::string>& args) {
     } catch (...) {
       rethrow_with(s.network.name + ", " + q.strategy);
     }
+    // A NIC that waits on the host's TCP stack, not its line: say so, a faster one would not help.
+    Answer& a = answers[i];
+    const Cluster at = s.cluster(a.nodes, a.gbps);
+    if (a.binding.share == TimeShare::network && host_binds(at.nic_bytes_per_s(), transport_rates(s.profile, at)))
+      a.binding.resource += " (the host's TCP ceiling, " + fixed(s.profile.tcp_host_bytes_per_s * 8 / 1e9, 1) +
+                            " Gbit/s: a faster NIC does not help)";
     const std::lock_guard<std::mutex> lock(progress_mutex);
     line.update(++done, s.network.name + " " + q.strategy);
   });

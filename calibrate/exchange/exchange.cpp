@@ -438,13 +438,39 @@ Profile exchange_profile(const Profile& base, const ExchangeResult& r, const std
                           std::to_string(r.samples.size()) +
                           " timed messages; fits in the calibration sidecar)";
   if (r.tcp_goodput > 0) {
-    p.tcp_goodput = std::min(1.0, r.tcp_goodput);
-    p.sources["tcp_goodput"] = "fitted bandwidth " + fmt(r.network_bytes_per_s) + " +/- " +
-                               fmt(r.network.rate_se()) +
-                               " B/s (seconds = latency + bytes / bandwidth over push, pull and SF "
-                               "messages) / line rate " +
-                               fmt(r.line_rate_bytes_per_s) + " B/s = " + fmt(r.tcp_goodput) +
-                               (r.tcp_goodput > 1 ? " (clamped to 1)" : "") + "; " + how;
+    const std::string measured = "fitted bandwidth " + fmt(r.network_bytes_per_s) + " +/- " +
+                                 fmt(r.network.rate_se()) +
+                                 " B/s (seconds = latency + bytes / bandwidth over push, pull and SF "
+                                 "messages) / line rate " +
+                                 fmt(r.line_rate_bytes_per_s) + " B/s = " + fmt(r.tcp_goodput);
+    if (r.mss_bytes > 0) {
+      // The transport model (model/plan/transport.hpp): the wire's framing share from the
+      // segment size, and the host's ceiling where the payload fell short of it.
+      const bool shaped = r.mode == "netns";
+      const int mtu = r.mtu > 0 ? r.mtu : r.mss_bytes + 52;  // IPv4 20 + TCP 20 + timestamps 12
+      const double frame = mtu + (shaped ? 14.0 : 38.0);
+      p.tcp_goodput = std::min(1.0, r.mss_bytes / frame);
+      p.sources["tcp_goodput"] =
+          "TCP's framing share: " + std::to_string(r.mss_bytes) + " payload bytes per segment (measured MSS) in " +
+          fmt(frame) + " bytes " +
+          (shaped ? "that tc counts (MTU + 14-byte Ethernet header)"
+                  : "on the wire (MTU + Ethernet header, FCS, preamble and inter-frame gap)") +
+          " = " + fmt(p.tcp_goodput) + "; " + how;
+      const bool host_binds = r.tcp_goodput < 0.95 * p.tcp_goodput;
+      p.tcp_host_bytes_per_s = host_binds ? r.network_bytes_per_s : 0;
+      p.sources["tcp_host_bytes_per_s"] =
+          host_binds ? "the host's TCP ceiling: the payload fell short of the framing's share of the line (" +
+                           measured + " < 0.95 x " + fmt(p.tcp_goodput) + "), so the host carried " +
+                           fmt(r.network_bytes_per_s) + " B/s; " + how
+                     : "none: the hosts carried the line's framing share (" + measured + ", at least 0.95 x " +
+                           fmt(p.tcp_goodput) + "), so their ceiling is above this line rate; " + how;
+    } else {
+      p.tcp_goodput = std::min(1.0, r.tcp_goodput);
+      p.tcp_host_bytes_per_s = 0;
+      p.sources["tcp_goodput"] = measured + (r.tcp_goodput > 1 ? " (clamped to 1)" : "") +
+                                 ", as one flat share (no segment size seen); " + how;
+      p.sources.erase("tcp_host_bytes_per_s");
+    }
   }
   p.per_message_s = r.per_message_s;
   p.sources["per_message_s"] =

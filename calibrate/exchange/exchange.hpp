@@ -83,8 +83,10 @@ ExchangeResult run_rank_exchange(const ExchangeOptions& opt, const std::string& 
 // Fit a result's samples (used by the run functions; exposed for tests).
 void fit_samples(ExchangeResult& r, const nlohmann::json& node_stats);
 
-// `base` with tcp_goodput (when the line rate is known), per_message_s and
-// server_apply_bytes_per_s from the exchange; sources say how.
+// `base` with per_message_s and server_apply_bytes_per_s from the exchange and, when the
+// line rate is known, its transport: tcp_goodput the framing share of the measured segment
+// size, tcp_host_bytes_per_s the measured payload where it fell short of that (else none);
+// sources say how.
 Profile exchange_profile(const Profile& base, const ExchangeResult& r, const std::string& name);
 nlohmann::json exchange_sidecar(const ExchangeResult& r, const ExchangeOptions& opt,
                                 const Profile& base);

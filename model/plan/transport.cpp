@@ -29,6 +29,10 @@ double payload_bytes_per_s(double line_bytes_per_s, const TransportRates& t) {
   return t.host_bytes_per_s > 0 ? std::min(wire, t.host_bytes_per_s) : wire;
 }
 
+bool host_binds(double line_bytes_per_s, const TransportRates& t) {
+  return t.host_bytes_per_s > 0 && t.host_bytes_per_s < line_bytes_per_s * t.wire_efficiency;
+}
+
 std::string describe(const TransportRates& t, Transport kind) {
   char buf[160];
   if (t.host_bytes_per_s > 0)

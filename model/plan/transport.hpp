@@ -32,6 +32,10 @@ TransportRates transport_rates(const Profile& p, const Cluster& c);
 // Payload bytes per second one NIC carries each way: min(line x efficiency, host ceiling).
 double payload_bytes_per_s(double line_bytes_per_s, const TransportRates& t);
 
+// True when the host's ceiling, not the line, limits what one NIC of `line_bytes_per_s`
+// carries: a faster NIC would not help.
+bool host_binds(double line_bytes_per_s, const TransportRates& t);
+
 // The rule in one line, for a run's header:
 // "tcp: payload = min(line rate x 0.9415, the host's 25.1 Gbit/s) per direction".
 std::string describe(const TransportRates& t, Transport kind);

@@ -169,6 +169,13 @@ TEST_CASE("possim plan answers each question with its binding resource, as a tab
   REQUIRE(cost.status == 0);
   CHECK(cost.out.find("cheapest per model and strategy") != std::string::npos);
   CHECK(cost.out.find("images/s at " + prices + " prices (") != std::string::npos);
+  // VGG19-22K under WFBP at 93%: unreachable on titanx_maxwell's TCP, whose host carries 25.1
+  // Gbit/s whatever the NIC: the answer says so.
+  const Output host = run_possim(
+      "plan s.json -q --engine analytic --models vgg19_22k --strategies wfbp --target-efficiency 0.93", dir);
+  REQUIRE(host.status == 0);
+  CHECK(host.out.find("not reached") != std::string::npos);
+  CHECK(host.out.find("(the host's TCP ceiling, 25.1 Gbit/s: a faster NIC does not help)") != std::string::npos);
   // Bad questions: one line, exit 2.
   CHECK(run_possim("plan s.json --target-efficiency 1.5", dir).status == 2);
   CHECK(run_possim("plan s.json --grid 10,fast", dir).err.find("--grid") != std::string::npos);
