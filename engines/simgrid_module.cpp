@@ -1,0 +1,45 @@
+#include "engines/simgrid_module.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace possim {
+
+namespace {
+
+using MakeFn = Engine* (*)(const EngineRequest*);
+
+MakeFn load() {
+  static std::once_flag once;
+  static MakeFn make = nullptr;
+  static std::string failure;
+  std::call_once(once, [] {
+    const char* env = std::getenv("POSSIM_SIMGRID_MODULE");
+    const std::string path = env && *env ? env : POSSIM_SIMGRID_MODULE_PATH;
+    // RTLD_LOCAL: SimGrid's symbols stay the module's; the module's own references to
+    // possim resolve to this program's exported ones.
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* why = ::dlerror();
+      failure = "cannot load the SimGrid engine from " + path + ": " + (why ? why : "unknown reason") +
+                " (build it with cmake --build build, or set POSSIM_SIMGRID_MODULE)";
+      return;
+    }
+    make = reinterpret_cast<MakeFn>(::dlsym(handle, "possim_simgrid_make"));
+    if (!make) failure = path + " has no possim_simgrid_make: not possim's SimGrid module";
+  });
+  if (!make) throw std::runtime_error(failure);
+  return make;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_simgrid_from_module(const EngineRequest& q) {
+  return std::unique_ptr<Engine>(load()(&q));
+}
+
+}  // namespace possim
