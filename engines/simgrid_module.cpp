@@ -1,8 +1,10 @@
 #include "engines/simgrid_module.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -19,7 +21,15 @@ MakeFn load() {
   static std::string failure;
   std::call_once(once, [] {
     const char* env = std::getenv("POSSIM_SIMGRID_MODULE");
-    const std::string path = env && *env ? env : POSSIM_SIMGRID_MODULE_PATH;
+    std::string path = env && *env ? env : POSSIM_SIMGRID_MODULE_PATH;
+    // A build tree moved since it was built: the module where the build puts it, beside
+    // this program's folder (build/cli/possim, build/sim/libpossim_simgrid.so).
+    if (!(env && *env) && ::access(path.c_str(), F_OK) != 0) {
+      std::error_code ec;
+      const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+      const auto beside = self.parent_path().parent_path() / "sim" / std::filesystem::path(path).filename();
+      if (!ec && ::access(beside.c_str(), F_OK) == 0) path = beside.string();
+    }
     // RTLD_LOCAL: SimGrid's symbols stay the module's; the module's own references to
     // possim resolve to this program's exported ones.
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

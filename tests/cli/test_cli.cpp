@@ -211,3 +211,25 @@ TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no
   CHECK(lines(refused.err) == 1);
   fs::remove_all(dir);
 }
+
+TEST_CASE("possim maps SimGrid only to run it, from its module, and names a module it cannot open",
+          "[cli][engines]") {
+  const std::string bin = possim::test::possim_binary();
+  // The executable itself links none of SimGrid's libraries.
+  const Output libs = possim::test::run_command("ldd '" + bin + "'", std::filesystem::temp_directory_path());
+  REQUIRE(libs.status == 0);
+  CHECK(libs.out.find("libsimgrid") == std::string::npos);
+  CHECK(libs.out.find("libns3") == std::string::npos);
+  const std::filesystem::path dir = scratch("cli", "module");
+  std::ofstream(dir / "s.json") << R"({"name": "m", "model": "googlenet", "batch_per_gpu": 32,
+    "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["allreduce"], "iterations": 2,
+    "profile": "titanx_maxwell"})";
+  // The analytic engine runs without the module; SimGrid names the module it could not open.
+  const std::string broken = "POSSIM_SIMGRID_MODULE=/nonexistent/libpossim_simgrid.so '" + bin + "' ";
+  CHECK(possim::test::run_command(broken + "run s.json --engine analytic -q --out a", dir).status == 0);
+  const Output sim = possim::test::run_command(broken + "run s.json -q --out s", dir);
+  CHECK(sim.status != 0);
+  CHECK(sim.err.find("cannot load the SimGrid engine from /nonexistent/libpossim_simgrid.so") != std::string::npos);
+  // With the module: the SimGrid run works.
+  CHECK(run_possim("run s.json -q --out s", dir).status == 0);
+}

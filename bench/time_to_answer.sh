@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Time to answer (issue 27 item 2): wall time of one whole possim process, median of RUNS
+# (default 30) runs: --version (the dynamic loader's and static initialisers' share), and
+# scenarios/vgg19_10gbe.json on the analytic engine (the closed form, one process) and on
+# SimGrid (which opens its module). Also the shared libraries each process maps.
+# Usage: bench/time_to_answer.sh [RUNS] [POSSIM]   (default build/cli/possim)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-30}
+possim=${2:-build/cli/possim}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+python3 - "$runs" "$possim" "$out" <<'PY'
+import statistics, subprocess, sys, time
+runs, possim, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def wall(cmd, n):
+    xs = []
+    for _ in range(n):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        xs.append(time.perf_counter() - t)
+    return statistics.median(xs) * 1e3
+libs = len([l for l in subprocess.run(['ldd', possim], capture_output=True, text=True).stdout.splitlines() if l.strip()])
+rows = [('possim --version', [possim, '--version'], runs),
+        ('run vgg19_10gbe.json --engine analytic (24 points)',
+         [possim, 'run', 'scenarios/vgg19_10gbe.json', '--engine', 'analytic', '-q', '--jobs', '1', '--out', out + '/a'], runs),
+        ('run vgg19_10gbe.json (SimGrid, 24 points)',
+         [possim, 'run', 'scenarios/vgg19_10gbe.json', '-q', '--jobs', '1', '--out', out + '/s'], max(3, runs // 10))]
+commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
+cpu = [l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')][0]
+print('# Time to answer: one possim process, wall time\n')
+print(f"{time.strftime('%Y-%m-%d', time.gmtime())}, commit {commit}, {len(open('/proc/cpuinfo').read().split('processor')) - 1} cores ({cpu}); "
+      f"{possim} maps {libs} shared objects at start (ldd)\n")
+print('| command | runs | median wall ms |')
+print('|---|---|---|')
+for name, cmd, n in rows:
+    print(f'| `{name}` | {n} | {wall(cmd, n):.1f} |')
+PY
