@@ -291,7 +291,7 @@ int cmd_exchange(const std::vector<std::string>& args) {
     if (r.line_rate_bytes_per_s > 0) {
       std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s")
                 << ": TCP payload / line = " << fixed(r.tcp_goodput, 4) << "; the profile's "
-                << describe(transport_rates(p, Cluster{}), Transport::tcp) << "\n";
+                << describe(transport_rates(p, Cluster{})) << "\n";
       if (r.wire_bytes_per_s > 0) {
         const double ratio = r.wire_bytes_per_s / r.line_rate_bytes_per_s;
         std::cout << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes

@@ -327,8 +327,9 @@ int cmd_plan(const std::vector<std::string>& args) {
     // A NIC that waits on the host's TCP stack, not its line: say so, a faster one would not help.
     Answer& a = answers[i];
     const Cluster at = s.cluster(a.nodes, a.gbps);
-    if (a.binding.share == TimeShare::network && host_binds(at.nic_bytes_per_s(), transport_rates(s.profile, at)))
-      a.binding.resource += " (the host's TCP ceiling, " + fixed(s.profile.tcp_host_bytes_per_s * 8 / 1e9, 1) +
+    const TransportRates transport = transport_rates(s.profile, at);
+    if (a.binding.share == TimeShare::network && host_binds(at.nic_bytes_per_s(), transport))
+      a.binding.resource += " (the host's TCP ceiling, " + fixed(transport.host_bytes_per_s * 8 / 1e9, 1) +
                             " Gbit/s: a faster NIC does not help)";
     const std::lock_guard<std::mutex> lock(progress_mutex);
     line.update(++done, s.network.name + " " + q.strategy);

@@ -63,8 +63,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
       << s.profile.name << ", precision " << to_string(s.numerics.precision) << " (gradients "
       << to_string(s.numerics.gradient) << ")\n";
   out << "profile " << s.profile.name << ": " << s.profile.provenance_line() << "\n";
-  out << "network " << describe(transport_rates(s.profile, s.cluster(s.nodes.front(), s.nic_gbps.front())),
-                                s.transport);
+  out << "network " << describe(transport_rates(s.profile, s.cluster(s.nodes.front(), s.nic_gbps.front())));
   if (s.nics_per_node > 1)
     out << "; " << s.nics_per_node << " NICs per node, rail-aligned (hier_allreduce spreads over min(NICs, GPUs), "
         << "a leader GPU's traffic uses one)";

@@ -21,10 +21,11 @@ MakeFn load() {
   static std::string failure;
   std::call_once(once, [] {
     const char* env = std::getenv("POSSIM_SIMGRID_MODULE");
-    std::string path = env && *env ? env : POSSIM_SIMGRID_MODULE_PATH;
+    const bool from_env = env && *env;
+    std::string path = from_env ? env : POSSIM_SIMGRID_MODULE_PATH;
     // A build tree moved since it was built: the module where the build puts it, beside
     // this program's folder (build/cli/possim, build/sim/libpossim_simgrid.so).
-    if (!(env && *env) && ::access(path.c_str(), F_OK) != 0) {
+    if (!from_env && ::access(path.c_str(), F_OK) != 0) {
       std::error_code ec;
       const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
       const auto beside = self.parent_path().parent_path() / "sim" / std::filesystem::path(path).filename();

@@ -456,10 +456,10 @@ Profile exchange_profile(const Profile& base, const ExchangeResult& r, const std
           (shaped ? "that tc counts (MTU + 14-byte Ethernet header)"
                   : "on the wire (MTU + Ethernet header, FCS, preamble and inter-frame gap)") +
           " = " + fmt(p.tcp_goodput) + "; " + how;
-      const bool host_binds = r.tcp_goodput < 0.95 * p.tcp_goodput;
-      p.tcp_host_bytes_per_s = host_binds ? r.network_bytes_per_s : 0;
+      const bool fell_short = r.tcp_goodput < 0.95 * p.tcp_goodput;
+      p.tcp_host_bytes_per_s = fell_short ? r.network_bytes_per_s : 0;
       p.sources["tcp_host_bytes_per_s"] =
-          host_binds ? "the host's TCP ceiling: the payload fell short of the framing's share of the line (" +
+          fell_short ? "the host's TCP ceiling: the payload fell short of the framing's share of the line (" +
                            measured + " < 0.95 x " + fmt(p.tcp_goodput) + "), so the host carried " +
                            fmt(r.network_bytes_per_s) + " B/s; " + how
                      : "none: the hosts carried the line's framing share (" + measured + ", at least 0.95 x " +

@@ -12,7 +12,7 @@ namespace possim {
 double SyncPlan::nic_bytes_per_s() const {
   // The host's ceiling is bytes of the scenario's scale too (network_scale, time dilation).
   return payload_bytes_per_s(line_rate_bytes_per_s(),
-                             {rates.wire_efficiency, rates.host_bytes_per_s / network_scale, false});
+                             {rates.wire_efficiency, rates.host_bytes_per_s / network_scale, cluster.transport});
 }
 
 const char* to_string(CollectiveKind k) {

@@ -22,7 +22,9 @@ namespace possim {
 struct TransportRates {
   double wire_efficiency = 1;   // payload / line rate
   double host_bytes_per_s = 0;  // per node and direction; 0: no ceiling
-  bool gpudirect = false;       // the NIC moves GPU memory: no PCIe staging copy
+  Transport kind = Transport::tcp;
+  // RDMA's NIC moves GPU memory itself: no PCIe staging copy.
+  bool gpudirect() const { return kind == Transport::rdma; }
 };
 
 // The profile's rates for the cluster's transport. Throws InputError (naming the profile)
@@ -38,6 +40,6 @@ bool host_binds(double line_bytes_per_s, const TransportRates& t);
 
 // The rule in one line, for a run's header:
 // "tcp: payload = min(line rate x 0.9415, the host's 25.1 Gbit/s) per direction".
-std::string describe(const TransportRates& t, Transport kind);
+std::string describe(const TransportRates& t);
 
 }  // namespace possim

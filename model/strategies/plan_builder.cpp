@@ -35,7 +35,7 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
   double host_s_per_byte = 0;
   if (p.runtime_copy_bytes_per_s > 0) host_s_per_byte += 1.0 / p.runtime_copy_bytes_per_s;
   if (p.client_pass_bytes_per_s > 0) host_s_per_byte += r.cluster.server_shards / p.client_pass_bytes_per_s;
-  const double pcie_s_per_byte = transport.gpudirect ? 0 : 1.0 / p.pcie_bytes_per_s;
+  const double pcie_s_per_byte = transport.gpudirect() ? 0 : 1.0 / p.pcie_bytes_per_s;
   stage_on_host_ = pcie_s_per_byte + host_s_per_byte > 0;
   const double s_per_byte = stage_on_host_ ? pcie_s_per_byte + host_s_per_byte : 1.0 / p.pcie_bytes_per_s;
   plan_.rates.pcie_bytes_per_s = 1.0 / s_per_byte;

@@ -40,26 +40,26 @@ int count(const SyncPlan& p, Step s) {
 
 TEST_CASE("TCP carries the line rate's framing share up to the host's ceiling, RDMA its own share",
           "[transport]") {
-  const TransportRates tcp{kFraming, kCeiling, false};
+  const TransportRates tcp{kFraming, kCeiling, Transport::tcp};
   CHECK(payload_bytes_per_s(5e9 / 8, tcp) == 5e9 / 8 * kFraming);  // a tc-throttled 5 GbE: below the host
   CHECK(payload_bytes_per_s(40e9 / 8, tcp) == kCeiling);             // 40 GbE: the host binds
-  CHECK(payload_bytes_per_s(40e9 / 8, {kFraming, 0, false}) == 40e9 / 8 * kFraming);  // no ceiling
+  CHECK(payload_bytes_per_s(40e9 / 8, {kFraming, 0, Transport::tcp}) == 40e9 / 8 * kFraming);  // no ceiling
   Profile p = tcp_profile();
   Cluster c;
   const TransportRates from_profile = transport_rates(p, c);
   CHECK(from_profile.wire_efficiency == kFraming);
   CHECK(from_profile.host_bytes_per_s == kCeiling);
-  CHECK_FALSE(from_profile.gpudirect);
+  CHECK_FALSE(from_profile.gpudirect());
   c.transport = Transport::rdma;
   CHECK(input_error([&] { transport_rates(p, c); }).find("rdma_efficiency") != std::string::npos);
   p.rdma_efficiency = 0.99;
   const TransportRates rdma = transport_rates(p, c);
   CHECK(rdma.wire_efficiency == 0.99);
   CHECK(rdma.host_bytes_per_s == 0);  // no kernel stack on the data path
-  CHECK(rdma.gpudirect);
+  CHECK(rdma.gpudirect());
   CHECK(payload_bytes_per_s(400e9 / 8, rdma) == 400e9 / 8 * 0.99);
-  CHECK(describe(from_profile, Transport::tcp) == "tcp: payload = min(line rate x 0.9415, the host's 8 Gbit/s) per direction");
-  CHECK(describe(rdma, Transport::rdma) == "rdma: payload = line rate x 0.99 per direction, GPUDirect (no host copy)");
+  CHECK(describe(from_profile) == "tcp: payload = min(line rate x 0.9415, the host's 8 Gbit/s) per direction");
+  CHECK(describe(rdma) == "rdma: payload = line rate x 0.99 per direction, GPUDirect (no host copy)");
 }
 
 TEST_CASE("the host's TCP ceiling sets a ring all-reduce's time where it binds, by hand, on both engines",
