@@ -17,6 +17,9 @@
 #            at 32, googlenet at 128 and resnet50 at 256, each in fp32 and in bf16 (mixed
 #            precision: bf16 tensors, fp32 accumulation), with each FC layer's SF rebuild
 #            GEMM, and once the pinned and pageable host copies as a bandwidth curve;
+#         1b. compute/communication interference: a GEMM beside a reduce-copy kernel on 8 to
+#            all CTAs (NCCL's ring kernel's shape) and beside copy-engine transfers
+#            (bench/gpu_interference.py, PyTorch and CuPy; --help only in a dry run);
 #         3. one `possim validate --live` point on 1 node with "compute": "kernels",
 #            "kernel_backend": "gpu", on the profile measured in step 2.
 #       A step that would not fit in what is left is skipped and listed as such.
@@ -56,7 +59,11 @@ make_bundle() {
   stage=$(mktemp -d)
   mkdir -p "$stage/bundle/lib" "$stage/bundle/include"
   strip -o "$stage/bundle/possim" "$bin"
-  ldd "$bin" | awk '$3 ~ /^\// {print $3}' |
+  # The SimGrid engine is a module possim opens on first use (validate compares against it).
+  local module=$build_dir/sim/libpossim_simgrid.so
+  [ -f "$module" ] || { echo "gpu_calibration: no SimGrid module at $module (build target possim_simgrid)" >&2; exit 2; }
+  strip -o "$stage/bundle/libpossim_simgrid.so" "$module"
+  ldd "$bin" "$module" | awk '$3 ~ /^\// {print $3}' | sort -u |
     grep -vE '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     while read -r lib; do cp -L "$lib" "$stage/bundle/lib/"; done
   [ -f "$build_dir/cli/libpossim_cuda_backend.so" ] &&
@@ -102,6 +109,7 @@ if [ -f "$bundle" ]; then
   tar -C "$work" -xzf "$bundle"
   bin=$work/bundle
   export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export POSSIM_SIMGRID_MODULE=$bin/libpossim_simgrid.so
   note "unpack bundle" ok $((SECONDS - t0)) "possim $(cat "$bin/VERSION" | cut -d' ' -f2)"
 else
   bin=$work/bin
@@ -208,6 +216,14 @@ else
   precisions=(fp32 bf16)
   kopts=(--repeats 10 --warmup 2)
 fi
+# Compute/communication interference (issue 28 item 3a): PyTorch and CuPy on the GPU machine;
+# here, the script's arguments parse.
+if [ "$mode" = dry ]; then
+  step interference 2 "" python3 bench/gpu_interference.py --help
+else
+  step interference 20 interference.json timeout 75 python3 bench/gpu_interference.py --trials 3 \
+    --out "$res/interference.json"
+fi
 first=1
 for point in "${points[@]}"; do
   set -- $point
@@ -244,6 +260,7 @@ done
 
 # --- packing: what comes back fits the call's limits (8 files, 16 MiB each) ----------------
 tar -C "$work" -czf "$out/gpu_calibration.tar.gz" gpu_calibration
+[ -f "$res/interference.json" ] && cp "$res/interference.json" "$out/interference.json"
 [ -f "$res/kernels/resnet50_b64_fp32.json" ] && cp "$res/kernels/resnet50_b64_fp32.json" "$out/measured_profile.json"
 echo >> "$summary"
 echo "$(( SECONDS - t0 )) s in all; outputs in gpu_calibration.tar.gz ($(du -h "$out/gpu_calibration.tar.gz" | cut -f1))" >> "$summary"
