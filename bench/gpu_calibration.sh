@@ -7,7 +7,7 @@
 #       CUDA image lacks (SimGrid, Boost, ...), the CUDA plugin built here (a fallback) and
 #       nlohmann/json's headers into gpu_run/bundle.tar.gz (ignored by git; the device call
 #       carries it). Use a portable build: cmake -B build-bundle -DPOSSIM_CPU_NATIVE=OFF.
-#   bench/gpu_calibration.sh [--out DIR] [--budget-s S]
+#   bench/gpu_calibration.sh [--out DIR] [--budget-s S] [--kernels M:B:P,...] [--no-roofline]
 #       on the GPU machine (DIR default $OUT, else gpu_calibration_out): unpack the bundle
 #       (or use ./build's possim), build the plugin against the CUDA and cuDNN found there
 #       (the bundled one where that fails), then measure, within S seconds (default 450):
@@ -22,7 +22,9 @@
 #            (bench/gpu_interference.py, PyTorch and CuPy; --help only in a dry run);
 #         3. one `possim validate --live` point on 1 node with "compute": "kernels",
 #            "kernel_backend": "gpu", on the profile measured in step 2.
-#       A step that would not fit in what is left is skipped and listed as such.
+#       A step that would not fit in what is left is skipped and listed as such. --kernels
+#       measures only the points it names (model:batch:precision, in that order; the first
+#       also gives the live point), --no-roofline skips step 1: a second call's shorter list.
 #   bench/gpu_calibration.sh --dry-run [--build-dir DIR] [--out DIR]
 #       the same steps (bundle, unpack, plugin build, measurements, packing) with the CPU
 #       backend on tiny batches: what CI runs to prove the script end to end without a GPU.
@@ -35,7 +37,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-mode=gpu build_dir=build out="" budget_s=450
+mode=gpu build_dir=build out="" budget_s=450 only="" roofline=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) mode=bundle ;;
@@ -43,6 +45,8 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=${2:?--build-dir needs a folder}; shift ;;
     --out) out=${2:?--out needs a folder}; shift ;;
     --budget-s) budget_s=${2:?--budget-s needs seconds}; shift ;;
+    --kernels) only=${2:?--kernels needs MODEL:BATCH:PRECISION,...}; shift ;;
+    --no-roofline) roofline=0 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_calibration: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -210,11 +214,21 @@ if [ "$mode" = dry ]; then
   precisions=(fp32)
   kopts=(--repeats 1 --warmup 0 --layers 3)
 else
-  step roofline 20 roofline.json "$possim" calibrate roofline --backend gpu --gemm 8192 --copy-mib 1024 \
-    --repeats 20 --warmup 3 --out "$res/roofline.json"
+  [ $roofline -eq 1 ] && step roofline 20 roofline.json "$possim" calibrate roofline --backend gpu --gemm 8192 \
+    --copy-mib 1024 --repeats 20 --warmup 3 --out "$res/roofline.json"
   points=("resnet50 64" "vgg19 32" "inception_v3 32" "googlenet 128" "resnet50 256")
   precisions=(fp32 bf16)
   kopts=(--repeats 10 --warmup 2)
+fi
+# The kernel points, in order: every point in every precision, or those --kernels names.
+runs=()
+if [ -n "$only" ]; then
+  IFS=, read -r -a runs <<< "$only"
+else
+  for point in "${points[@]}"; do
+    set -- $point
+    for prec in "${precisions[@]}"; do runs+=("$1:$2:$prec"); done
+  done
 fi
 # Compute/communication interference (issue 28 item 3a): PyTorch and CuPy on the GPU machine;
 # here, the script's arguments parse.
@@ -225,20 +239,20 @@ else
     --out "$res/interference.json"
 fi
 first=1
-for point in "${points[@]}"; do
-  set -- $point
-  for prec in "${precisions[@]}"; do
-    name=${1}_b${2}_$prec
-    copies=(--no-copies)
-    [ $first -eq 1 ] && copies=()  # the host copy curve once, with the first model
-    step "kernels_$name" 10 "kernels/$name.json" "$possim" calibrate kernels --model "$1" --batch "$2" \
-      --backend "$backend" --precision "$prec" "${kopts[@]}" "${copies[@]}" --out "$res/kernels/$name.json"
-    if [ $first -eq 1 ] && [ -f "$res/kernels/$name.json" ]; then
-      # One live point on the profile just measured: the same kernels run for real on 1 node.
-      first=0
-      vbatch=$2
-      [ "$mode" = dry ] && vbatch=1
-      cat > "$res/validate_live.scenario.json" <<JSON
+for run in "${runs[@]}"; do
+  IFS=: read -r m b prec <<< "$run"
+  set -- "$m" "$b"
+  name=${1}_b${2}_$prec
+  copies=(--no-copies)
+  [ $first -eq 1 ] && copies=()  # the host copy curve once, with the first model
+  step "kernels_$name" 10 "kernels/$name.json" "$possim" calibrate kernels --model "$1" --batch "$2" \
+    --backend "$backend" --precision "$prec" "${kopts[@]}" "${copies[@]}" --out "$res/kernels/$name.json"
+  if [ $first -eq 1 ] && [ -f "$res/kernels/$name.json" ]; then
+    # One live point on the profile just measured: the same kernels run for real on 1 node.
+    first=0
+    vbatch=$2
+    [ "$mode" = dry ] && vbatch=1
+    cat > "$res/validate_live.scenario.json" <<JSON
 {
   "name": "gpu_live_${1}",
   "description": "$1 at batch $vbatch on 1 node: its layers' $backend kernels run live against SimGrid on the profile measured from them",
@@ -252,10 +266,9 @@ for point in "${points[@]}"; do
   "live": { "links": "loopback", "compute": "kernels", "kernel_backend": "$backend" }
 }
 JSON
-      step validate_live 10 validate_live.txt sh -c "cd '$res' && '$possim' validate validate_live.scenario.json --live \
-        --json validate_live.json > validate_live.txt"
-    fi
-  done
+    step validate_live 10 validate_live.txt sh -c "cd '$res' && '$possim' validate validate_live.scenario.json --live \
+      --json validate_live.json > validate_live.txt"
+  fi
 done
 
 # --- packing: what comes back fits the call's limits (8 files, 16 MiB each) ----------------

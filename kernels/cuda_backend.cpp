@@ -411,6 +411,44 @@ class CudaBackend : public KernelBackend {
                     CUBLAS_GEMM_DEFAULT));
   }
 
+  // dB = dY summed over the batch and the pixels. cuDNN has no bf16 cudnnConvolutionBackwardBias
+  // (CUDNN_STATUS_NOT_SUPPORTED: cuDNN 9.19 on an H200), so in bf16 the same sum is GEMMs
+  // against a vector, as frameworks do it: over the pixels into `partial` [n x c], then over
+  // the batch. `vec` holds at least max(hw, n) elements (random, like every input here).
+  struct BiasGrad {
+    cudnnTensorDescriptor_t y_d, b_d;
+    const void* dy;
+    void* db;
+    i64 n, c, hw;
+    const void* vec;
+    void* partial;
+  };
+  BiasGrad bias_grad_for(GpuLayer& L, cudnnTensorDescriptor_t y_d, const void* dy,
+                         cudnnTensorDescriptor_t b_d, void* db, i64 n, i64 c, i64 hw) {
+    BiasGrad g{y_d, b_d, dy, db, n, c, hw, nullptr, nullptr};
+    if (precision_ == Precision::bf16) {
+      g.vec = L.hold(upload(std::max(hw, n), 9));
+      if (hw > 1) g.partial = L.hold(upload(n * c, 10));
+    }
+    return g;
+  }
+  void bias_grad(const BiasGrad& g) const {
+    if (precision_ != Precision::bf16) {
+      CK(cudnnConvolutionBackwardBias(dnn_, &kOne, g.y_d, g.dy, &kZero, g.b_d, g.db));
+      return;
+    }
+    const void* per_image = g.dy;
+    if (g.hw > 1) {
+      gemm(CUBLAS_OP_T, CUBLAS_OP_N, g.c * g.n, 1, g.hw, g.dy, g.hw, g.vec, g.hw, g.partial, g.c * g.n, 0.0f);
+      per_image = g.partial;
+    }
+    gemm(CUBLAS_OP_N, CUBLAS_OP_N, g.c, 1, g.n, per_image, g.c, g.vec, g.n, g.db, g.c, 0.0f);
+  }
+  std::string bias_grad_note() const {
+    return precision_ == Precision::bf16 ? " + bias gradient as cublasGemmEx sums (no bf16 cudnnConvolutionBackwardBias)"
+                                         : " + cudnnConvolutionBackwardBias";
+  }
+
   // The layer's buffers, descriptors and algorithms, and its kernels. The builders below
   // allocate and choose everything up front; their lambdas capture ([=]) only values: this
   // backend, handles and device pointers the layer holds, sizes and flags.
@@ -553,6 +591,7 @@ class CudaBackend : public KernelBackend {
                                              dx));
            }});
     }
+    const BiasGrad bgrad = has_bias ? bias_grad_for(L, y_d, dy, b_d, db, batch, c, i64(h) * w) : BiasGrad{};
     cudnnConvolutionBwdFilterAlgoPerf_t wp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
     CK(cudnnFindConvolutionBackwardFilterAlgorithm(
         dnn_, x_d, y_d, c_d, w_d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got, wp));
@@ -563,14 +602,13 @@ class CudaBackend : public KernelBackend {
     L.bwd.push_back({"backward_filter",
                      std::string("cudnn ") + bwd_filter_algo_name(bw->algo) + ", " +
                          math_name(bw->mathType) + ", workspace " + std::to_string(bw->memory) +
-                         " B" + (has_bias ? " + cudnnConvolutionBackwardBias" : ""),
+                         " B" + (has_bias ? bias_grad_note() : ""),
                      flops, [=, bw_perf = *bw] {
                        CK(cudnnConvolutionBackwardFilter(dnn_, &kOne, x_d, x, y_d, dy, c_d,
                                                          bw_perf.algo, workspace(bw_perf.memory),
                                                          bw_perf.memory, &kZero,
                                                          w_d, dw));
-                       if (has_bias)
-                         CK(cudnnConvolutionBackwardBias(dnn_, &kOne, y_d, dy, &kZero, b_d, db));
+                       if (has_bias) bias_grad(bgrad);
                      }});
   }
 
@@ -610,12 +648,13 @@ class CudaBackend : public KernelBackend {
       L.bwd.push_back({"backward_data", "cublasGemmEx" + gemm_note(), flops, [=] {
                          gemm(CUBLAS_OP_N, CUBLAS_OP_N, nn, n, mm, w, nn, dy, mm, dx, nn, 0.0f);
                        }});
+    const BiasGrad bgrad = has_bias ? bias_grad_for(L, y_d, dy, b_d, db, n, mm, 1) : BiasGrad{};
     L.bwd.push_back(
         {"backward_filter",
-         "cublasGemmEx" + gemm_note() + (has_bias ? " + cudnnConvolutionBackwardBias" : ""), flops,
+         "cublasGemmEx" + gemm_note() + (has_bias ? bias_grad_note() : ""), flops,
          [=] {
            gemm(CUBLAS_OP_N, CUBLAS_OP_T, nn, mm, n, x, nn, dy, mm, dw, nn, 0.0f);
-           if (has_bias) CK(cudnnConvolutionBackwardBias(dnn_, &kOne, y_d, dy, &kZero, b_d, db));
+           if (has_bias) bias_grad(bgrad);
          }});
   }
 

@@ -158,7 +158,7 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
     }
   };
   // One message from node i: waits until it comes, following every node meanwhile.
-  const auto next = [&](int want, const char* type) -> json {
+  const auto next = [&](int want, const char* type, double timeout_s) -> json {
     double quiet_since = now_s();
     for (;;) {
       if (!inbox[std::size_t(want)].is_null()) {
@@ -189,28 +189,30 @@ void coordinate(const SyncPlan& plan, std::vector<net::Fd>& ctrl, Children& kids
           failure(role(plan, dead) + " (node " + std::to_string(dead) + ") " + describe_status(kids.status[d]) +
                   " in iteration " + std::to_string(at_iteration[d]));
       }
-      if (now_s() - quiet_since > opt.stall_timeout_s)
-        failure("no node made progress for " + std::to_string(int(opt.stall_timeout_s)) + " s (" +
-                role(plan, want) + " is in iteration " + std::to_string(at_iteration[std::size_t(want)]) + ")");
+      if (now_s() - quiet_since > timeout_s)
+        failure(run.go_s > 0 ? "no node made progress for " + std::to_string(int(timeout_s)) + " s (" + role(plan, want) +
+                                   " is in iteration " + std::to_string(at_iteration[std::size_t(want)]) + ")"
+                             : role(plan, want) + " (node " + std::to_string(want) + ") was not ready within " +
+                                   std::to_string(int(timeout_s)) + " s of its start (preparing its kernels, connecting)");
     }
   };
 
   json addresses = json::array(), ports = json::array();
   for (int i = 0; i < n; ++i) {
-    const json hello = next(i, "hello");
+    const json hello = next(i, "hello", opt.prepare_timeout_s);
     addresses.push_back(address[std::size_t(i)].empty() ? hello.at("address").get<std::string>()
                                                         : address[std::size_t(i)]);
     ports.push_back(hello.at("port"));
   }
   for (int i = 0; i < n; ++i)
     net::send_json(ctrl[std::size_t(i)].get(), {{"type", "roster"}, {"addresses", addresses}, {"ports", ports}});
-  for (int i = 0; i < n; ++i) next(i, "ready");
+  for (int i = 0; i < n; ++i) next(i, "ready", opt.prepare_timeout_s);
   if (opt.progress) opt.progress(std::to_string(n) + " node processes connected");
   run.go_s = now_s();
   for (int i = 0; i < n; ++i) net::send_json(ctrl[std::size_t(i)].get(), {{"type", "go"}});
-  for (int i = 0; i < n; ++i) run.reports.push_back(next(i, "finished"));
+  for (int i = 0; i < n; ++i) run.reports.push_back(next(i, "finished", opt.stall_timeout_s));
   for (int i = 0; i < n; ++i) net::send_json(ctrl[std::size_t(i)].get(), {{"type", "quit"}});
-  for (int i = 0; i < n; ++i) run.counters.push_back(next(i, "counters"));
+  for (int i = 0; i < n; ++i) run.counters.push_back(next(i, "counters", opt.stall_timeout_s));
   // Each exits once told; a node that does not within the stall timeout is killed.
   const double deadline = now_s() + opt.stall_timeout_s;
   for (;;) {

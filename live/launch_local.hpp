@@ -35,6 +35,9 @@ struct LaunchOptions {
   // at veth speed after an idle link has refilled its bucket.
   double burst_bytes = 0;
   double stall_timeout_s = 30;  // no message from any node for this long ends the run
+  // Before the start: a node prepares its kernels (cuDNN benchmarks every layer's algorithms:
+  // resnet50's 175 layers take about 40 s on an H200) and connects to its peers.
+  double prepare_timeout_s = 30;
   double connect_timeout_s = 30;
   std::function<void(const std::string&)> progress;
   arith::Settings arithmetic;  // enabled: the model evaluated for real (live/node.hpp)

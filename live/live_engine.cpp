@@ -81,6 +81,8 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   LaunchOptions launch = opt_.launch;
   launch.queue_ms *= dilation;  // the same switch buffer in bytes, at a k times slower rate
   launch.stall_timeout_s *= dilation;  // a phase without messages lasts k times longer
+  // Preparing real kernels (cuDNN's algorithm search per layer) is quiet for tens of seconds.
+  launch.prepare_timeout_s = kernels ? std::max(launch.stall_timeout_s, 600.0) : launch.stall_timeout_s;
   cpu_kernel_memory(launch, opt_.mpi ? 1 : nodes);
   if (dilation > 1 && launch.progress)
     launch.progress("time dilated " + fixed_text(dilation) + "x: " + std::to_string(nodes) + " nodes on " +
