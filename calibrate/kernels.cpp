@@ -1,11 +1,15 @@
 #include "calibrate/kernels.hpp"
 
+#include "model/input/json_check.hpp"
+#include "model/input/limits.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace possim::calibrate {
 
@@ -29,41 +33,16 @@ json kernel_json(const KernelTime& k) {
   return j;
 }
 
-}  // namespace
-
-std::vector<double> KernelRunOptions::default_copy_sizes() {
-  std::vector<double> s;
-  for (double b = 4096; b <= 64.0 * 1024 * 1024; b *= 4) s.push_back(b);
-  return s;
-}
-
-KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,
-                                    const KernelRunOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
-  KernelCalibration cal;
-  cal.model = net.name;
-  cal.batch = batch;
-  cal.backend = backend.name();
-  cal.device = backend.device();
-  cal.backend_info = backend.describe();
-  cal.timing = opt.timing;
-  const auto say = [&](const std::string& s) {
-    if (opt.progress) opt.progress(s);
-  };
-
-  const std::vector<bool> input_grad = needs_input_grad(net);
+// Everything that follows from the timings: achieved rates per kind, the whole model's
+// per-layer seconds (untimed layers estimated), the rebuild rate, the copy line. Shared by a
+// run on a backend and a recorded run read back (recorded_calibration).
+void summarize(KernelCalibration& cal, const Network& net) {
+  const int batch = cal.batch;
   const std::size_t n = net.layers.size();
-  const std::size_t timed =
-      opt.max_layers > 0 ? std::min<std::size_t>(n, std::size_t(opt.max_layers)) : n;
-  for (std::size_t i = 0; i < timed; ++i) {
-    const Layer& l = net.layers[i];
-    LayerMeasurement m = backend.time_layer(l, batch, input_grad[i], opt.timing);
-    say("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + l.name + " (" +
-        to_string(l.kind) + "): forward " + fmt(m.forward_s()) + " s, backward " +
-        fmt(m.backward_s()) + " s");
-    cal.layers.push_back(std::move(m));
-  }
-
+  const std::size_t timed = cal.layers.size();
+  cal.kind_flops_per_s.clear();
+  cal.estimated_layers.clear();
+  cal.measured = MeasuredModel{};
   // Achieved FLOP/s per kind over the timed layers (the zoo's FLOP counts per image).
   std::map<LayerKind, std::pair<double, double>> work;  // kind -> (flops, seconds)
   for (std::size_t i = 0; i < timed; ++i) {
@@ -102,8 +81,60 @@ KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend
     cal.measured.layers.push_back(t);
   }
 
-  // SF rebuild: one GEMM per FC layer with inner dimension batch x peers.
   double rf = 0, rs = 0;
+  for (const RebuildTiming& r : cal.rebuild) {
+    rf += r.time.flops;
+    rs += r.time.median_s;
+  }
+  cal.rebuild_flops_per_s = rs > 0 ? rf / rs : 0;
+
+  cal.copy_fit_ok = false;
+  std::vector<double> x, y;
+  for (const CopyPoint& c : cal.copies)
+    if (c.pinned) x.push_back(c.bytes), y.push_back(c.median_s);
+  std::set<double> distinct(x.begin(), x.end());
+  if (distinct.size() >= 2) {
+    cal.copy_fit = fit_line(x, y);
+    cal.copy_fit_ok = cal.copy_fit.slope > 0;
+  }
+}
+
+}  // namespace
+
+std::vector<double> KernelRunOptions::default_copy_sizes() {
+  std::vector<double> s;
+  for (double b = 4096; b <= 64.0 * 1024 * 1024; b *= 4) s.push_back(b);
+  return s;
+}
+
+KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,
+                                    const KernelRunOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  KernelCalibration cal;
+  cal.model = net.name;
+  cal.batch = batch;
+  cal.backend = backend.name();
+  cal.device = backend.device();
+  cal.backend_info = backend.describe();
+  cal.timing = opt.timing;
+  const auto say = [&](const std::string& s) {
+    if (opt.progress) opt.progress(s);
+  };
+
+  const std::vector<bool> input_grad = needs_input_grad(net);
+  const std::size_t n = net.layers.size();
+  const std::size_t timed =
+      opt.max_layers > 0 ? std::min<std::size_t>(n, std::size_t(opt.max_layers)) : n;
+  for (std::size_t i = 0; i < timed; ++i) {
+    const Layer& l = net.layers[i];
+    LayerMeasurement m = backend.time_layer(l, batch, input_grad[i], opt.timing);
+    say("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + l.name + " (" +
+        to_string(l.kind) + "): forward " + fmt(m.forward_s()) + " s, backward " +
+        fmt(m.backward_s()) + " s");
+    cal.layers.push_back(std::move(m));
+  }
+
+  // SF rebuild: one GEMM per FC layer with inner dimension batch x peers.
   for (std::size_t i = 0; i < timed; ++i) {
     const Layer& l = net.layers[i];
     if (l.kind != LayerKind::fc) continue;
@@ -116,29 +147,16 @@ KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend
     say("rebuild " + l.name + " (" + std::to_string(r.m) + " x " + std::to_string(r.k) + " x " +
         std::to_string(r.n) + "): " + fmt(r.time.median_s) + " s, " +
         fmt(r.time.flops / r.time.median_s) + " FLOP/s");
-    rf += r.time.flops;
-    rs += r.time.median_s;
     cal.rebuild.push_back(r);
   }
-  cal.rebuild_flops_per_s = rs > 0 ? rf / rs : 0;
-
-  // Copy curve, then latency + bytes/bandwidth over the pinned points.
   if (!opt.copy_sizes_bytes.empty()) {
     cal.copies = backend.time_copies(opt.copy_sizes_bytes, opt.timing);
     cal.copies_cross_a_bus = backend.copies_cross_a_bus();
-    std::vector<double> x, y;
-    for (const CopyPoint& c : cal.copies)
-      if (c.pinned) x.push_back(c.bytes), y.push_back(c.median_s);
-    std::set<double> distinct(x.begin(), x.end());
-    if (distinct.size() >= 2) {
-      cal.copy_fit = fit_line(x, y);
-      cal.copy_fit_ok = cal.copy_fit.slope > 0;
-    }
-    if (cal.copy_fit_ok)
-      say(std::string(cal.copies_cross_a_bus ? "host<->device copies" : "host memcpy") + ": " +
-          fmt(cal.copy_fit.rate() / 1e9) + " GB/s, " + fmt(cal.copy_fit.intercept * 1e6) +
-          " us fixed");
   }
+  summarize(cal, net);
+  if (cal.copy_fit_ok)
+    say(std::string(cal.copies_cross_a_bus ? "host<->device copies" : "host memcpy") + ": " +
+        fmt(cal.copy_fit.rate() / 1e9) + " GB/s, " + fmt(cal.copy_fit.intercept * 1e6) + " us fixed");
   cal.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return cal;
 }
@@ -148,18 +166,20 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
   Profile p = base;
   const std::string from_base =
       "from base profile " + base.name + " (" + base.path + "); not measured by calibrate kernels";
-  // Start with every field attributed to the base, then overwrite what was measured.
-  p.sources.clear();
+  // Start with every field attributed to the base (with the base's own note of how it was
+  // made, once: a chain of calibrations keeps the first), then overwrite what was measured.
   for (const char* f :
        {"pcie_bytes_per_s", "pcie_latency_s", "d2d_bytes_per_s", "tcp_goodput", "per_message_s",
         "server_apply_bytes_per_s", "quantize_bytes_per_s", "per_iteration_s"})
-    p.sources[f] = from_base;
+    if (!p.sources.count(f)) p.sources[f] = from_base;
+  if (base.name != name)  // a chain of runs into one profile keeps its notes as they are
+    for (auto& [f, note] : p.sources)
+      if (note.rfind("from base profile ", 0) != 0) note = "from base profile " + base.name + ": " + note;
   p.name = name;
   const std::string precision = cal.backend_info.value("precision", std::string("fp32"));
-  p.device = cal.device + " [" + cal.backend + " backend, " + precision + "]";
 
   const std::string how =
-      "possim calibrate kernels, " + cal.backend + " backend (" + precision + "), batch " +
+      "possim calibrate kernels on " + cal.device + ", " + cal.backend + " backend (" + precision + "), batch " +
       std::to_string(cal.batch) + ": median of " + std::to_string(cal.timing.repeats) +
       " timed runs after " + std::to_string(cal.timing.warmup) +
       " warm-up per kernel; forward = forward kernels, backward = backward-data + "
@@ -181,15 +201,77 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
                                   }),
                    p.measured.end());
   p.measured.push_back(m);
-  p.sources["measured"] =
-      "per-layer seconds of " + cal.model + " at batch " + std::to_string(cal.batch) + " by " + how;
+  // The device, with the precisions of the timings it holds ("fp32, bf16").
+  std::string precisions;
+  for (const std::string& name : possim::precision_names())
+    if (std::any_of(p.measured.begin(), p.measured.end(), [&](const MeasuredModel& x) {
+          return to_string(x.precision) == name && x.source.find(cal.device) != std::string::npos;
+        }))
+      precisions += (precisions.empty() ? "" : ", ") + name;
+  p.device = cal.device + " [" + cal.backend + " backend, " + (precisions.empty() ? precision : precisions) + "]";
+  std::string others;
+  for (const MeasuredModel& x : p.measured)
+    if (&x != &p.measured.back())
+      others += (others.empty() ? "" : ", ") + x.model + " at batch " + std::to_string(x.batch) + " in " +
+                to_string(x.precision);
+  p.sources["measured"] = "per-layer seconds of " + cal.model + " at batch " + std::to_string(cal.batch) + " by " + how +
+                          (others.empty() ? std::string() : "; and, each with its own source, " + others);
 
   // Peak = the fastest achieved rate of any kind; each measured kind's efficiency relative to it.
+  // A kind the model lacks keeps the base's achieved rate (its efficiency rescaled to the new
+  // peak). Tensor-core kernels (tf32, bf16) fill that math's peak and its conv/fc efficiencies:
+  // the fp32 fields stay the base's (memory-bound kinds run at the fp32 rate scaled by bytes).
+  const possim::Precision prec = m.precision;
+  const bool tensor = prec != possim::Precision::fp32;
+  const std::string math = math_of(prec);
   double peak = 0;
-  for (const auto& [k, r] : cal.kind_flops_per_s) peak = std::max(peak, r);
-  if (peak > 0) {
+  for (const auto& [k, r] : cal.kind_flops_per_s)
+    if (!tensor || k == LayerKind::conv || k == LayerKind::fc) peak = std::max(peak, r);
+  if (peak > 0 && tensor) {
+    const double old_peak = base.peak_for(prec);
+    p.peak_flops_by_math[math] = peak;
+    std::map<LayerKind, double> eff;
+    std::string kinds;
+    for (LayerKind k : {LayerKind::conv, LayerKind::fc})
+      if (auto it = cal.kind_flops_per_s.find(k); it != cal.kind_flops_per_s.end()) {
+        eff[k] = std::clamp(it->second / peak, 1e-9, 1.0);
+        kinds += std::string(kinds.empty() ? "" : ", ") + to_string(k);
+      }
+    p.kind_efficiency_by_math[math] = eff;
+    p.sources["peak_flops_per_s_by_precision"] =
+        "the " + math + " peak is not a datasheet peak: the fastest achieved " + math + " rate of conv or fc in the " +
+        cal.model + " calibration (" + fmt(peak) + " FLOP/s; base profile had " +
+        (old_peak > 0 ? fmt(old_peak) : std::string("none")) + "); other maths from base " + base.name;
+    // Each math's efficiencies have their own "; "-separated note: this math's is replaced.
+    std::string notes, seg;
+    std::istringstream in(base.sources.count("kind_efficiency_by_precision") ? base.sources.at("kind_efficiency_by_precision") : "");
+    const std::string own = "the " + math + " ";
+    std::string all = in.str();
+    for (std::size_t at = 0; at <= all.size();) {
+      const std::size_t end = std::min(all.find("; ", at), all.size());
+      seg = all.substr(at, end - at);
+      const std::size_t colon = seg.rfind("from base profile ", 0) == 0 ? seg.find(": ") : std::string::npos;
+      const std::string bare = colon == std::string::npos ? seg : seg.substr(colon + 2);
+      if (!seg.empty() && bare.rfind(own, 0) != 0) notes += (notes.empty() ? "" : "; ") + seg;
+      at = end + 2;
+    }
+    p.sources["kind_efficiency_by_precision"] = notes + (notes.empty() ? "" : "; ") + own + "efficiencies of " + kinds +
+                                                ": achieved " + math + " FLOP/s of the timed layers of " + cal.model +
+                                                " / that peak";
+  } else if (peak > 0) {
     const double old_peak = base.peak_flops_per_s;
     p.peak_flops_per_s = peak;
+    // A tensor math without efficiencies of its own ran at its peak x the fp32 efficiencies;
+    // those now describe this run's fp32 rates, so it keeps the base's conv and fc ones.
+    for (const auto& [tmath, tpeak] : base.peak_flops_by_math)
+      if (!base.kind_efficiency_by_math.count(tmath) || base.kind_efficiency_by_math.at(tmath).empty()) {
+        auto& e = p.kind_efficiency_by_math[tmath];
+        for (LayerKind k : {LayerKind::conv, LayerKind::fc})
+          if (base.kind_efficiency.count(k)) e[k] = base.kind_efficiency.at(k);
+        p.sources["kind_efficiency_by_precision"] +=
+            std::string(p.sources["kind_efficiency_by_precision"].empty() ? "" : "; ") + "the " + tmath +
+            " efficiencies of conv and fc: base " + base.name + "'s fp32 ones, which its " + tmath + " runs used";
+      }
     std::string measured_kinds, kept;
     for (LayerKind k : {LayerKind::conv, LayerKind::fc, LayerKind::bn, LayerKind::pool,
                         LayerKind::relu, LayerKind::lrn, LayerKind::concat, LayerKind::add,
@@ -199,6 +281,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
         p.kind_efficiency[k] = std::clamp(it->second / peak, 1e-9, 1.0);
         measured_kinds += std::string(measured_kinds.empty() ? "" : ", ") + to_string(k);
       } else if (base.kind_efficiency.count(k)) {
+        p.kind_efficiency[k] = std::clamp(base.kind_efficiency.at(k) * old_peak / peak, 1e-9, 1.0);  // at most the peak
         kept += std::string(kept.empty() ? "" : ", ") + to_string(k);
       }
     }
@@ -209,7 +292,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
         "achieved FLOP/s of each kind / peak_flops_per_s, from the timed layers of " + cal.model +
         " (zoo FLOP counts): " + measured_kinds +
         (kept.empty() ? std::string()
-                      : "; not in the model, kept from base " + base.name + ": " + kept);
+                      : "; not in the model, the achieved rate of base " + base.name + " kept (at most the new peak): " + kept);
   } else {
     p.sources["peak_flops_per_s"] = from_base;
     p.sources["kind_efficiency"] = from_base;
@@ -223,7 +306,10 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
     p.sources["throughput"] = "kept from base profile " + base.name + " (--keep-throughput)";
   }
 
-  if (cal.rebuild_flops_per_s > 0) {
+  if (tensor && cal.rebuild_flops_per_s > 0) {
+    // The rebuild at a tensor math runs at the fp32 rate x the peaks' ratio (Profile::
+    // rebuild_flops_at_precision): this run's rebuild GEMMs are in the sidecar only.
+  } else if (cal.rebuild_flops_per_s > 0) {
     p.rebuild_flops_per_s = cal.rebuild_flops_per_s;
     std::string layers;
     for (const auto& r : cal.rebuild) layers += (layers.empty() ? "" : ", ") + r.layer;
@@ -283,6 +369,7 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
       {"kind", "kernels"},
       {"model", cal.model},
       {"batch", cal.batch},
+      {"device", cal.device},
       {"backend", cal.backend_info},
       {"timing",
        {{"warmup", cal.timing.warmup}, {"repeats", cal.timing.repeats}, {"statistic", "median"}}},
@@ -295,6 +382,108 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
       {"wall_s", cal.wall_s}};
   if (cal.copy_fit_ok) j["copies"]["fit_pinned"] = to_json(cal.copy_fit);
   return j;
+}
+
+}  // namespace possim::calibrate
+
+namespace possim::calibrate {
+
+namespace {
+
+KernelTime kernel_from(const json_check::Reader& r, const json& j, const std::string& at) {
+  r.object(j, at, "a recorded kernel");
+  r.only_known(j, at, {"kernel", "median_s", "min_s", "max_s", "repeats", "algorithm", "flops", "flops_per_s"});
+  KernelTime k;
+  k.kernel = r.label(r.require(j, at, "kernel", "a kernel name"), at + ".kernel", 64, "a kernel name");
+  const auto sec = [&](const char* f) {
+    return r.number(r.require(j, at, f, "seconds"), at + "." + f, 0, 1e6, "seconds in [0, 1e6]");
+  };
+  k.median_s = sec("median_s");
+  k.min_s = sec("min_s");
+  k.max_s = sec("max_s");
+  k.repeats = int(r.integer(r.require(j, at, "repeats", "a count"), at + ".repeats", 1, 1000000, "1 or more"));
+  k.algorithm = r.label(r.require(j, at, "algorithm", "what ran"), at + ".algorithm", 512, "what ran");
+  if (j.contains("flops")) k.flops = r.number(j["flops"], at + ".flops", 0, 1e21, "FLOPs in [0, 1e21]");
+  return k;
+}
+
+}  // namespace
+
+KernelCalibration recorded_calibration(const json& side, const Network& net, const std::string& where) {
+  const json_check::Reader r(where);
+  r.object(side, "", "a calibration sidecar (NAME.calibration.json of possim calibrate kernels)");
+  if (side.value("kind", std::string()) != "kernels")
+    r.fail("kind", "is not \"kernels\": not the sidecar of possim calibrate kernels", "\"kernels\"");
+  KernelCalibration cal;
+  cal.model = r.label(r.require(side, "", "model", "the model timed"), "model", 128, "the model timed");
+  if (cal.model != net.name) r.fail("model", "'" + cal.model + "' is not " + net.name, net.name);
+  cal.batch = int(r.integer(r.require(side, "", "batch", "images per GPU"), "batch", 1, limits::kMaxBatchPerGpu, "a batch"));
+  cal.backend_info = r.object(r.require(side, "", "backend", "the backend's description"), "backend", "an object");
+  cal.backend = r.label(r.require(cal.backend_info, "backend", "backend", "gpu or cpu"), "backend.backend", 16, "gpu or cpu");
+  // The device as the backend named it ("device"; recordings before it: the backend's description).
+  cal.device = side.contains("device") ? r.label(side["device"], "device", 256, "the device")
+                                       : r.label(r.require(cal.backend_info, "backend", "device", "the device"),
+                                                 "backend.device", 256, "the device");
+  const json& timing = r.object(r.require(side, "", "timing", "warm-up and repeats"), "timing", "an object");
+  cal.timing.warmup = int(r.integer(r.require(timing, "timing", "warmup", "a count"), "timing.warmup", 0, 1000000, ">= 0"));
+  cal.timing.repeats = int(r.integer(r.require(timing, "timing", "repeats", "a count"), "timing.repeats", 1, 1000000, ">= 1"));
+
+  const json& layers = r.array(r.require(side, "", "layers", "the timed layers"), "layers", "a list");
+  if (layers.size() > net.layers.size()) r.fail("layers", "more layers than " + net.name + " has", "at most " + std::to_string(net.layers.size()));
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string at = "layers[" + std::to_string(i) + "]";
+    const json& l = r.object(layers[i], at, "a timed layer");
+    LayerMeasurement m;
+    m.layer = r.label(r.require(l, at, "layer", "its name"), at + ".layer", 256, "its name");
+    if (m.layer != net.layers[i].name)
+      r.fail(at + ".layer", "'" + m.layer + "' is not layer " + std::to_string(i) + " of " + net.name + " ('" +
+                                net.layers[i].name + "')", "the model's layers in order");
+    m.kind = net.layers[i].kind;
+    for (const char* side_name : {"forward", "backward"}) {
+      const std::string at2 = at + "." + side_name;
+      const json& ks = r.array(r.require(l, at, side_name, "its kernels"), at2, "a list");
+      for (std::size_t k = 0; k < ks.size(); ++k)
+        (std::string(side_name) == "forward" ? m.forward : m.backward)
+            .push_back(kernel_from(r, ks[k], at2 + "[" + std::to_string(k) + "]"));
+    }
+    cal.layers.push_back(std::move(m));
+  }
+  if (side.contains("rebuild")) {
+    const json& rb = r.array(side["rebuild"], "rebuild", "a list");
+    for (std::size_t i = 0; i < rb.size(); ++i) {
+      const std::string at = "rebuild[" + std::to_string(i) + "]";
+      const json& e = r.object(rb[i], at, "a rebuild timing");
+      RebuildTiming t;
+      t.layer = r.label(r.require(e, at, "layer", "the FC layer"), at + ".layer", 256, "the FC layer");
+      const auto dim = [&](const char* f) {
+        return std::int64_t(r.integer(r.require(e, at, f, "a dimension"), at + "." + f, 1, 1LL << 40, ">= 1"));
+      };
+      t.m = dim("m");
+      t.n = dim("n");
+      t.k = dim("k");
+      t.time = kernel_from(r, r.require(e, at, "time", "its timing"), at + ".time");
+      cal.rebuild.push_back(std::move(t));
+    }
+  }
+  if (side.contains("copies")) {
+    const json& c = r.object(side["copies"], "copies", "an object");
+    if (c.contains("crosses_a_bus")) cal.copies_cross_a_bus = r.boolean(c["crosses_a_bus"], "copies.crosses_a_bus", "true or false");
+    const json& pts = c.contains("points") ? r.array(c["points"], "copies.points", "a list") : json::array();
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const std::string at = "copies.points[" + std::to_string(i) + "]";
+      const json& e = r.object(pts[i], at, "a copy timing");
+      CopyPoint p;
+      p.direction = r.choice(r.require(e, at, "direction", "h2d or d2h"), at + ".direction", {"h2d", "d2h"});
+      p.pinned = r.boolean(r.require(e, at, "pinned", "true or false"), at + ".pinned", "true or false");
+      p.bytes = r.number(r.require(e, at, "bytes", "bytes"), at + ".bytes", 1, 1e15, "bytes in [1, 1e15]");
+      p.median_s = r.number(r.require(e, at, "median_s", "seconds"), at + ".median_s", 0, 1e6, "seconds",
+                            /*lo_open=*/true);
+      cal.copies.push_back(p);
+    }
+  }
+  if (side.contains("wall_s")) cal.wall_s = r.number(side["wall_s"], "wall_s", 0, 1e9, "seconds");
+  summarize(cal, net);
+  return cal;
 }
 
 }  // namespace possim::calibrate

@@ -57,6 +57,10 @@ struct KernelCalibration {
 KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend& backend,
                                     const KernelRunOptions& opt);
 
+// A run recorded in a sidecar (kernel_sidecar's JSON, read back and checked; `where` names
+// it in messages) as if it had just been timed: the same derived numbers, for another base.
+KernelCalibration recorded_calibration(const nlohmann::json& sidecar, const Network& net, const std::string& where);
+
 // `base` with the measured numbers put in: measured block, device, peak and kind
 // efficiencies from achieved rates, rebuild rate, and (GPU backend) PCIe rate and latency.
 // Every other field keeps the base's value, and "sources" says which is which.

@@ -22,6 +22,7 @@
 #include "cli/options.hpp"
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
+#include "model/input/input_file.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/layer_json.hpp"
 #include "model/input/limits.hpp"
@@ -66,10 +67,12 @@ bool progress_wanted(bool quiet) { return !quiet; }
 
 int cmd_kernels(const std::vector<std::string>& args) {
   po::options_description desc("options");
-  std::string model, backend_name, precision_name, base_ref, out, name;
+  std::string model, backend_name, precision_name, base_ref, out, name, from;
   int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1;
   bool keep_throughput = false, no_copies = false, quiet = false;
-  desc.add_options()("model", po::value(&model)->required(), "zoo model name or layer JSON file")(
+  desc.add_options()("model", po::value(&model), "zoo model name or layer JSON file")(
+      "from", po::value(&from),
+      "no backend: a recorded run (NAME.calibration.json) made into a profile on --base")(
       "batch", po::value(&batch)->default_value(32), "images per GPU")(
       "backend", po::value(&backend_name)->default_value("cpu"),
       "cpu (Eigen) or gpu (cuDNN/cuBLAS)")("precision",
@@ -95,8 +98,30 @@ int cmd_kernels(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("calibrate kernels", args, desc, pos, vm,
              "--model M [--batch B] [--backend cpu|gpu] [--precision fp32|tf32|bf16] [--repeats R] "
-             "--out FILE"))
+             "--out FILE\n       possim calibrate kernels --from RUN.calibration.json --base PROFILE --out FILE"))
     return 0;
+  if (!from.empty()) {
+    // A run measured elsewhere (a lent GPU) re-made on another base: nothing is timed.
+    if (!model.empty()) throw InputError("--model", "", "comes from the recorded run with --from", "no --model");
+    check_profile_outputs(out);
+    if (name.empty()) name = stem(out);
+    const json_check::Reader r(from);
+    const nlohmann::json side =
+        r.parse(read_input_file(from, "calibration sidecar", "NAME.calibration.json of possim calibrate kernels"),
+                "a calibration sidecar");
+    r.object(side, "", "a calibration sidecar");
+    const Network net = load_network(r.label(r.require(side, "", "model", "the model timed"), "model", 128, "a model"), ".");
+    const Profile base = load_profile(base_ref, ".");
+    const cal::KernelCalibration c = cal::recorded_calibration(side, net, from);
+    const Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
+    nlohmann::json sidecar = cal::kernel_sidecar(c, base);
+    sidecar["recorded"] = "timed on " + c.device + " and made into this profile by possim calibrate kernels --from " + from;
+    cal::write_profile_with_sidecar(p, sidecar, out);
+    if (!quiet) std::cerr << "calibrate: " << net.name << " at batch " << c.batch << " on " << c.device << " (recorded in "
+                          << from << ") on base " << base.name << ": wrote " << out << '\n';
+    return 0;
+  }
+  if (model.empty()) throw InputError("--model", "", "missing", "a zoo model name or layer JSON file (or --from)");
   if (batch < 1)
     throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",
                      "an integer >= 1");

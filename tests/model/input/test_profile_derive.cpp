@@ -65,7 +65,7 @@ TEST_CASE("PCIe raw rates per generation and width", "[derive]") {
 }
 
 TEST_CASE("Every shipped device sheet loads, with a source and date for each figure", "[derive]") {
-  for (const char* name : {"titanx_maxwell", "k20c", "k40", "k80", "v100", "a100", "h100"}) {
+  for (const char* name : {"titanx_maxwell", "k20c", "k40", "k80", "v100", "a100", "h100", "h200"}) {
     INFO(name);
     const DeviceSheet d = load_device_sheet(name);
     CHECK(d.name == name);

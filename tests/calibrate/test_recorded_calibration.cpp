@@ -1,0 +1,143 @@
+// A kernel run recorded on one machine (a lent GPU) and made into a profile on another:
+// `possim calibrate kernels --from RUN.calibration.json --base PROFILE`. Read back, the
+// recording gives the same profile as the run that wrote it; an edited recording is refused
+// by name; and the rules a calibration follows on top of its base: kinds the model lacks keep
+// their achieved rate, a tensor-core run fills its own math and leaves the fp32 fields alone.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "calibrate/kernels.hpp"
+#include "calibrate/profile_json.hpp"
+#include "kernels/kernel_backend.hpp"
+#include "model/workload/zoo.hpp"
+#include "support/run_possim.hpp"
+
+using namespace possim;
+using namespace possim::calibrate;
+namespace fs = std::filesystem;
+using Approx = Catch::Detail::Approx;
+using nlohmann::json;
+
+namespace {
+
+// One small CPU run, as calibrate_kernels makes it, and its sidecar.
+struct Recorded {
+  Network net = make_zoo_network("cifar10_quick");
+  KernelCalibration cal;
+  json sidecar;
+  Profile base = load_profile("titanx_maxwell");
+  Recorded() {
+    auto backend = make_backend("cpu", calibrate::Precision::fp32, 1);
+    KernelRunOptions opt;
+    opt.timing = {0, 1};
+    opt.copy_sizes_bytes = {4096, 65536};
+    cal = calibrate_kernels(net, 2, *backend, opt);
+    sidecar = kernel_sidecar(cal, base);
+  }
+};
+
+double achieved(const Profile& p, LayerKind k) { return p.kind_efficiency.at(k) * p.peak_flops_per_s; }
+
+}  // namespace
+
+TEST_CASE("a recorded kernel run read back gives the profile the run made", "[calibrate][recorded]") {
+  const Recorded r;
+  const KernelCalibration back = recorded_calibration(r.sidecar, r.net, "run.calibration.json");
+  CHECK(back.kind_flops_per_s == r.cal.kind_flops_per_s);
+  CHECK(back.rebuild_flops_per_s == r.cal.rebuild_flops_per_s);
+  CHECK(back.copy_fit_ok == r.cal.copy_fit_ok);
+  const json made = profile_to_json(calibrated_profile(r.base, r.cal, "p"));
+  const json again = profile_to_json(calibrated_profile(r.base, back, "p"));
+  CHECK(made == again);
+  CHECK(kernel_sidecar(back, r.base) == r.sidecar);
+}
+
+TEST_CASE("an edited recording is refused by the field it breaks", "[calibrate][recorded]") {
+  const Recorded r;
+  json j = r.sidecar;
+  j["layers"][1]["layer"] = "not_a_layer";
+  CHECK_THROWS_WITH(recorded_calibration(j, r.net, "run.calibration.json"),
+                    Catch::Contains("run.calibration.json") && Catch::Contains("layers[1].layer") &&
+                        Catch::Contains("'not_a_layer' is not layer 1 of cifar10_quick"));
+  j = r.sidecar;
+  j["layers"][0]["forward"][0]["median_s"] = -1;
+  CHECK_THROWS_WITH(recorded_calibration(j, r.net, "run.calibration.json"),
+                    Catch::Contains("layers[0].forward[0].median_s"));
+  j = r.sidecar;
+  j["kind"] = "exchange";
+  CHECK_THROWS_WITH(recorded_calibration(j, r.net, "x"), Catch::Contains("not the sidecar of possim calibrate kernels"));
+}
+
+TEST_CASE("a calibration keeps the achieved rate of kinds its model lacks", "[calibrate][recorded]") {
+  const Recorded r;
+  const Profile p = calibrated_profile(r.base, r.cal, "p");
+  // cifar10_quick has no lrn, dropout or bn: their FLOP/s are the base's, whatever the new
+  // peak, up to that peak (a CPU's conv rate is below a Titan X's lrn rate).
+  for (LayerKind k : {LayerKind::lrn, LayerKind::dropout, LayerKind::bn})
+    CHECK(achieved(p, k) == Approx(std::min(achieved(r.base, k), p.peak_flops_per_s)));
+  // On a base slower than the run everywhere, the rates are kept exactly.
+  Profile slow = r.base;
+  slow.peak_flops_per_s = p.peak_flops_per_s / 100;
+  const Profile q = calibrated_profile(slow, r.cal, "q");
+  for (LayerKind k : {LayerKind::lrn, LayerKind::dropout, LayerKind::bn})
+    CHECK(achieved(q, k) == Approx(achieved(slow, k)));
+  // The measured kinds: their achieved rates.
+  CHECK(achieved(p, LayerKind::conv) == Approx(r.cal.kind_flops_per_s.at(LayerKind::conv)));
+}
+
+TEST_CASE("a tensor-core recording fills its own math and leaves the fp32 fields", "[calibrate][recorded]") {
+  const Recorded r;
+  // The derived h100 profile has tf32 and bf16 peaks and no efficiencies of their own.
+  const Profile base = load_profile("h100");
+  REQUIRE(base.peak_for(possim::Precision::amp_bf16) > 0);
+  json j = r.sidecar;
+  j["backend"]["precision"] = "bf16";
+  const KernelCalibration bf = recorded_calibration(j, r.net, "bf16.calibration.json");
+  const Profile p = calibrated_profile(base, bf, "p");
+  const double conv = bf.kind_flops_per_s.at(LayerKind::conv), fc = bf.kind_flops_per_s.at(LayerKind::fc);
+  CHECK(p.peak_flops_per_s == base.peak_flops_per_s);
+  CHECK(p.kind_efficiency == base.kind_efficiency);
+  CHECK(p.rebuild_flops_per_s == base.rebuild_flops_per_s);
+  CHECK(p.peak_for(possim::Precision::amp_bf16) == Approx(std::max(conv, fc)));
+  CHECK(p.kind_efficiency_by_math.at("bf16").at(LayerKind::conv) * p.peak_for(possim::Precision::amp_bf16) ==
+        Approx(conv));
+  CHECK(p.kind_efficiency_by_math.at("bf16").at(LayerKind::fc) * p.peak_for(possim::Precision::amp_bf16) ==
+        Approx(fc));
+  REQUIRE(p.measured.size() == 1);
+  CHECK(p.measured[0].precision == possim::Precision::bf16);
+
+  // An fp32 run on the same base: tf32 keeps the base's conv rate (its peak x the base's fp32
+  // efficiency), though the fp32 efficiencies now describe the measured run.
+  const Profile q = calibrated_profile(base, r.cal, "q");
+  const double tf32_conv_before = base.peak_for(possim::Precision::tf32) * base.kind_efficiency.at(LayerKind::conv);
+  CHECK(q.peak_for(possim::Precision::tf32) * q.kind_efficiency_by_math.at("tf32").at(LayerKind::conv) ==
+        Approx(tf32_conv_before));
+}
+
+TEST_CASE("possim calibrate kernels --from makes the profile without a backend", "[calibrate][recorded][cli]") {
+  const fs::path dir = test::scratch("cal", "from");
+  const auto made = test::run_possim(
+      "calibrate kernels --model cifar10_quick --batch 2 --repeats 1 --warmup 0 --no-copies --out run.json -q", dir);
+  REQUIRE(made.status == 0);
+  const auto again =
+      test::run_possim("calibrate kernels --from run.calibration.json --base titanx_maxwell --name run --out again.json", dir);
+  REQUIRE(again.status == 0);
+  CHECK(test::slurp(dir / "again.json") == test::slurp(dir / "run.json"));
+  CHECK(again.err.find("recorded in run.calibration.json") != std::string::npos);
+  // The profile runs.
+  test::write_file(dir / "s.json", R"({"name": "s", "model": "cifar10_quick", "batch_per_gpu": 2,
+    "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["wfbp"], "profile": "again.json",
+    "iterations": 2, "seed": 1})");
+  const auto run = test::run_possim("run s.json --engine analytic --out out", dir);
+  CHECK(run.status == 0);
+  // --model with --from, and a broken recording: exit 2, one message naming it.
+  const auto both = test::run_possim("calibrate kernels --from run.calibration.json --model vgg19 --out x.json", dir);
+  CHECK(both.status == 2);
+  CHECK(both.err.find("--model") != std::string::npos);
+  test::write_file(dir / "bad.calibration.json", "{\"kind\": \"kernels\", \"model\": \"cifar10_quick\"}");
+  const auto bad = test::run_possim("calibrate kernels --from bad.calibration.json --out y.json", dir);
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("bad.calibration.json") != std::string::npos);
+  CHECK(bad.err.find("batch") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "y.json"));
+}
