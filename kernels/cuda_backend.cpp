@@ -351,16 +351,16 @@ class CudaBackend : public KernelBackend {
   }
 
   // A device buffer of `count` elements of the working type holding values in [-1, 1).
-  DevBuf upload(i64 count, std::uint32_t seed) const {
+  DevBuf upload(i64 count, std::uint32_t seed, bool f32 = false) const {
     const std::size_t n = std::size_t(std::max<i64>(count, 1));
-    DevBuf d(n * esize());
+    DevBuf d(n * (f32 ? 4 : esize()));
     std::vector<float> h(n);
     std::uint32_t s = seed * 2654435761u + 1u;
     for (float& x : h) {
       s = s * 1664525u + 1013904223u;
       x = float(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
     }
-    if (precision_ == Precision::bf16) {
+    if (precision_ == Precision::bf16 && !f32) {
       std::vector<std::uint16_t> b(n);
       for (std::size_t i = 0; i < n; ++i) b[i] = to_bf16(h[i]);
       CK(cudaMemcpy(d.get(), b.data(), n * 2, cudaMemcpyHostToDevice));
@@ -378,8 +378,16 @@ class CudaBackend : public KernelBackend {
     return d;
   }
 
-  void set4d(cudnnTensorDescriptor_t d, i64 n, i64 c, i64 h, i64 w) const {
-    CK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dtype(), int(n), int(c), int(h), int(w)));
+  void set4d(cudnnTensorDescriptor_t d, i64 n, i64 c, i64 h, i64 w, bool f32 = false) const {
+    CK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, f32 ? CUDNN_DATA_FLOAT : dtype(), int(n), int(c), int(h),
+                                  int(w)));
+  }
+  // cuDNN 9.19 has no bf16 LRN or dropout kernel (CUDNN_STATUS_NOT_SUPPORTED on an H200): a
+  // bf16 run times those layers on fp32 tensors of the same shape, and its algorithm says so
+  // (memory-bound: a bf16 kernel of a framework would move half the bytes).
+  bool fp32_stand_in() const { return precision_ == Precision::bf16; }
+  std::string stand_in_note() const {
+    return fp32_stand_in() ? " [fp32 tensors: cuDNN has no bf16 kernel]" : "";
   }
 
   template <class F>
@@ -739,13 +747,14 @@ class CudaBackend : public KernelBackend {
     const auto ld = L.make<LrnDesc>();
     CK(cudnnSetLRNDescriptor(ld, size, 1e-4, 0.75, 1.0));
     const auto d = L.make<TensorDesc>();
-    set4d(d, batch, l.out.c, l.out.h, l.out.w);
+    const bool f32 = fp32_stand_in();
+    set4d(d, batch, l.out.c, l.out.h, l.out.w, f32);
     const i64 count = batch * l.out.elements();
-    void* const x = L.hold(upload(count, 1));
-    void* const y = L.hold(upload(count, 2));
-    void* const dy = L.hold(upload(count, 3));
-    void* const dx = L.hold(upload(count, 4));
-    const std::string algo = "cudnnLRNCrossChannel, size " + std::to_string(size);
+    void* const x = L.hold(upload(count, 1, f32));
+    void* const y = L.hold(upload(count, 2, f32));
+    void* const dy = L.hold(upload(count, 3, f32));
+    void* const dx = L.hold(upload(count, 4, f32));
+    const std::string algo = "cudnnLRNCrossChannel, size " + std::to_string(size) + stand_in_note();
     L.fwd.push_back({"forward", algo, 0, [=] {
                        CK(cudnnLRNCrossChannelForward(dnn_, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &kOne,
                                                       d, x, &kZero, d, y));
@@ -778,7 +787,8 @@ class CudaBackend : public KernelBackend {
 
   void dropout(const Layer& l, int batch, GpuLayer& L) {
     const auto d = L.make<TensorDesc>();
-    set4d(d, batch, l.out.c, l.out.h, l.out.w);
+    const bool f32 = fp32_stand_in();
+    set4d(d, batch, l.out.c, l.out.h, l.out.w, f32);
     std::size_t states_b = 0, reserve_b = 0;
     CK(cudnnDropoutGetStatesSize(dnn_, &states_b));
     CK(cudnnDropoutGetReserveSpaceSize(d, &reserve_b));
@@ -788,13 +798,13 @@ class CudaBackend : public KernelBackend {
     const auto dd = L.make<DropDesc>();
     CK(cudnnSetDropoutDescriptor(dd, dnn_, 0.5f, states, states_b, 1234ull));
     const i64 count = batch * l.out.elements();
-    void* const x = L.hold(upload(count, 1));
-    void* const y = L.hold(upload(count, 2));
-    void* const dy = L.hold(upload(count, 3));
-    void* const dx = L.hold(upload(count, 4));
-    L.fwd.push_back({"forward", "cudnnDropoutForward (0.5)", 0,
+    void* const x = L.hold(upload(count, 1, f32));
+    void* const y = L.hold(upload(count, 2, f32));
+    void* const dy = L.hold(upload(count, 3, f32));
+    void* const dx = L.hold(upload(count, 4, f32));
+    L.fwd.push_back({"forward", "cudnnDropoutForward (0.5)" + stand_in_note(), 0,
                      [=] { CK(cudnnDropoutForward(dnn_, dd, d, x, d, y, reserve, reserve_b)); }});
-    L.bwd.push_back({"backward", "cudnnDropoutBackward (0.5)", 0, [=] {
+    L.bwd.push_back({"backward", "cudnnDropoutBackward (0.5)" + stand_in_note(), 0, [=] {
                        CK(cudnnDropoutBackward(dnn_, dd, d, dy, d, dx, reserve, reserve_b));
                      }});
   }

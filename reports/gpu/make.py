@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""reports/gpu/README.md's tables, from the GPU run committed under traces/gpu/ (issue 30).
+
+Reads the recorded outputs of bench/gpu_calibration.sh (roofline, per-layer kernels, the
+interference microbenchmark, the live point), the datasheet-derived profile and the measured
+one, and runs `possim run --engine analytic` on scenarios/today's H100 scenarios with each
+profile. Prints markdown; `make.sh` writes it into README.md between the markers.
+Usage: reports/gpu/make.py [--possim build/cli/possim] [--run traces/gpu/h200_2026-11-27]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KINDS = ["conv", "fc", "bn", "pool", "relu", "lrn", "concat", "add", "dropout", "softmax"]
+
+
+def load(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return json.load(f)
+
+
+def tf(x):
+    return "-" if x is None else f"{x / 1e12:.2f}"
+
+
+def per_kind_seconds(side):
+    out = {}
+    for layer in side["layers"]:
+        out[layer["kind"]] = out.get(layer["kind"], 0.0) + layer["forward_s"] + layer["backward_s"]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--possim", default=os.path.join(ROOT, "build", "cli", "possim"))
+    ap.add_argument("--run", default="traces/gpu/h200_2026-11-27")
+    a = ap.parse_args()
+    run = a.run
+    p = print
+
+    # --- the roofline ---
+    roof = load(f"{run}/call1/roofline.json")
+    sheet = load("profiles/devices/h200.json")
+    peaks = {"fp32": sheet["fp32_flops_per_s"]["value"], "tf32": sheet["tf32_flops_per_s"]["value"],
+             "bf16": sheet["bf16_flops_per_s"]["value"]}
+    p("### The roofline (`possim calibrate roofline`, call 1)\n")
+    p("| what | measured | datasheet | share |")
+    p("|---|---:|---:|---:|")
+    for g in roof["gemm"]:
+        p(f"| 8192^3 GEMM, {g['algorithm'].split('(')[1].rstrip(')')} | {g['flops_per_s'] / 1e12:.1f} TFLOP/s | "
+          f"{peaks[g['precision']] / 1e12:.1f} | {g['flops_per_s'] / peaks[g['precision']]:.0%} |")
+    c = roof["device_copy"]
+    p(f"| 1 GiB device-to-device copy (read + write) | {c['bytes_per_s_read_plus_write'] / 1e12:.2f} TB/s | "
+      f"{sheet['memory_bytes_per_s']['value'] / 1e12:.2f} | "
+      f"{c['bytes_per_s_read_plus_write'] / sheet['memory_bytes_per_s']['value']:.0%} |")
+    p()
+
+    # --- achieved TFLOP/s per layer kind and per model ---
+    runs = [("googlenet b128 fp32", "call1/kernels/googlenet_b128_fp32"),
+            ("inception_v3 b32 fp32", "call1/kernels/inception_v3_b32_fp32"),
+            ("vgg19 b32 fp32", "call1/kernels/vgg19_b32_fp32"),
+            ("resnet50 b64 fp32", "call1/kernels/resnet50_b64_fp32"),
+            ("resnet50 b64 fp32 (call 2)", "call2/kernels/resnet50_b64_fp32"),
+            ("resnet50 b64 bf16", "call2/kernels/resnet50_b64_bf16")]
+    sides = [(name, load(f"{run}/{path}.calibration.json")) for name, path in runs]
+    derived = load("profiles/h200.json")
+    measured = load("profiles/h200_measured.json")
+    p("### Achieved TFLOP/s per layer kind (zoo FLOPs / the sum of each kind's kernel medians)\n")
+    p("| kind | " + " | ".join(n for n, _ in sides) + " | derived h200 (fp32) | h200_measured (fp32) |")
+    p("|---|" + "---:|" * (len(sides) + 2))
+    for k in KINDS:
+        row = [tf(s["achieved_flops_per_s_by_kind"].get(k)) for _, s in sides]
+        d = derived["kind_efficiency"][k] * derived["peak_flops_per_s"]
+        m = measured["kind_efficiency"][k] * measured["peak_flops_per_s"]
+        p(f"| {k} | " + " | ".join(row) + f" | {tf(d)} | {tf(m)} |")
+    p()
+    p("### Per model: one iteration's kernels on one GPU\n")
+    p("| run | layers | compute s (fwd + bwd, sum of medians) | achieved TFLOP/s | wall s of the calibration |")
+    p("|---|---:|---:|---:|---:|")
+    for name, s in sides:
+        secs = per_kind_seconds(s)
+        flops = sum(s["achieved_flops_per_s_by_kind"].get(k, 0) * v for k, v in secs.items())
+        total = sum(secs.values())
+        p(f"| {name} | {len(s['layers'])} | {total:.4f} | {flops / total / 1e12:.2f} | {s.get('wall_s', 0):.0f} |")
+    p()
+
+    # --- derived vs measured, as possim predicts one GPU's iteration ---
+    tmp = tempfile.mkdtemp()
+
+    def run_scenario(sc, profile, engine="analytic"):
+        sc = dict(sc)
+        sc["profile"] = profile
+        path = os.path.join(tmp, "s.json")
+        with open(path, "w") as f:
+            json.dump(sc, f)
+        out = os.path.join(tmp, "out")
+        r = subprocess.run([a.possim, "run", path, "--engine", engine, "--out", out], cwd=ROOT,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"make.py: possim run failed: {r.stderr}")
+        with open(os.path.join(out, "results.csv")) as f:
+            return list(csv.DictReader(f))
+
+    p("### One GPU: possim's iteration time with the derived profile and with the measured one\n")
+    p("`possim run --engine analytic`, strategy `single`, 1 node of 1 GPU; the measured profile uses the "
+      "timed layers themselves (its measured blocks).\n")
+    p("| model | batch | precision | derived h200: s | h200_measured: s | derived / measured |")
+    p("|---|---:|---|---:|---:|---:|")
+    for model, batch, prec in [("googlenet", 128, "fp32"), ("inception_v3", 32, "fp32"), ("vgg19", 32, "fp32"),
+                               ("resnet50", 64, "fp32"), ("resnet50", 64, "amp_bf16")]:
+        sc = {"name": "one_gpu", "model": model, "batch_per_gpu": batch, "precision": prec,
+              "cluster": {"nodes": [1], "nic_gbps": [100]}, "strategies": ["single"], "iterations": 3, "seed": 1}
+        d = float(run_scenario(sc, "h200")[0]["iteration_s"])
+        m = float(run_scenario(sc, "h200_measured")[0]["iteration_s"])
+        p(f"| {model} | {batch} | {prec} | {d:.4f} | {m:.4f} | {d / m:.2f} |")
+    p()
+
+    p("### scenarios/today with the H200's derived and measured profiles\n")
+    p("Each H100 scenario run with `\"profile\"` set to `h200` (datasheet-derived) and to `h200_measured`, "
+      "`--engine analytic`: the measured profile's iteration time over the derived one's, over the "
+      "scenario's points, and each strategy's images/s at its largest point.\n")
+    p("| scenario | points | measured / derived iteration s: median (min-max) | at the largest point: strategy images/s derived -> measured |")
+    p("|---|---:|---|---|")
+    for name in ["h100_resnet50", "h100_resnet50_amp", "h100_resnet50_rails", "h100_fc_stack_3b"]:
+        sc = load(f"scenarios/today/{name}.json")
+        if isinstance(sc.get("model"), str) and sc["model"].endswith(".json"):
+            sc["model"] = os.path.join(ROOT, "scenarios", "today", sc["model"])
+        d = run_scenario(sc, "h200")
+        m = run_scenario(sc, "h200_measured")
+        ratios = [float(y["iteration_s"]) / float(x["iteration_s"]) for x, y in zip(d, m)]
+        big = max(int(x["nodes"]) for x in d)
+        fast = max(float(x["nic_gbps"]) for x in d)
+        last = [f"{x['strategy']} {float(x['images_per_s']):.0f} -> {float(y['images_per_s']):.0f}"
+                for x, y in zip(d, m) if int(x["nodes"]) == big and float(x["nic_gbps"]) == fast]
+        p(f"| {name} | {len(ratios)} | {statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+          f"{big} nodes, {fast:g} Gbit/s: " + "; ".join(last) + " |")
+    p()
+
+    # --- interference ---
+    inter = load(f"{run}/call2/interference.json")
+    p("### Compute/communication interference (bench/gpu_interference.py, call 2)\n")
+    p(f"{inter['device']}, {inter['sms']} SMs; CUDA events, median of {inter['trials']} interleaved trials. "
+      "`slowdown` = time beside the other stream's loop / time alone. 'covered': the background loop ran "
+      "throughout (rows without it understate the slowdown).\n")
+    p("| GEMM | beside | GEMM TFLOP/s alone -> beside | GEMM slowdown | other GB/s alone -> beside GEMM | other slowdown | covered |")
+    p("|---|---|---|---:|---|---:|---|")
+    for c in inter["cases"]:
+        p(f"| {c['gemm']} | {c['other']} | {c['gemm_alone_tflops']:.0f} -> {c['gemm_with_other_tflops']:.0f} | "
+          f"{c['gemm_slowdown']:.3f} | {c['other_alone_gb_per_s']:.0f} -> {c['other_with_gemm_gb_per_s']:.0f} | "
+          f"{c['other_slowdown']:.2f} | {'yes' if c['covered'] else 'no'} |")
+    p()
+    live = load(f"{run}/call2/validate_live.json")
+    p("### The live point (`possim validate --live`, call 2)\n")
+    p("```")
+    with open(os.path.join(ROOT, run, "call2", "validate_live.txt")) as f:
+        p("\n".join(line.rstrip() for line in f if not line.startswith("possim live:")).strip())
+    p("```")
+    _ = live
+
+
+if __name__ == "__main__":
+    main()
