@@ -141,3 +141,33 @@ TEST_CASE("possim calibrate kernels --from makes the profile without a backend",
   CHECK(bad.err.find("batch") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "y.json"));
 }
+
+// The shipped measured profile is what its script makes of the committed GPU recordings:
+// regenerating it after a change to the rules is a visible diff, not a silent drift.
+TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", "[calibrate][recorded][shipped]") {
+  const fs::path run = fs::path(POSSIM_TESTS_DIR) / ".." / "traces" / "gpu" / "h200_2026-11-27";
+  Profile base = load_profile("h200");
+  for (const char* rec : {"call1/kernels/googlenet_b128_fp32", "call1/kernels/inception_v3_b32_fp32",
+                          "call1/kernels/vgg19_b32_fp32", "call1/kernels/resnet50_b64_fp32",
+                          "call2/kernels/resnet50_b64_bf16"}) {
+    const std::string path = (run / (std::string(rec) + ".calibration.json")).string();
+    const json side = json::parse(test::slurp(path));
+    const KernelCalibration cal =
+        recorded_calibration(side, make_zoo_network(side.at("model").get<std::string>()), path);
+    base = calibrated_profile(base, cal, "h200_measured");
+  }
+  const Profile shipped = load_profile("h200_measured");
+  CHECK(profile_to_json(base) == profile_to_json(shipped));
+  // Its resnet50 timings are the recorded kernels' medians, in both precisions.
+  const Network net = make_zoo_network("resnet50");
+  const json fp32 = json::parse(test::slurp(run / "call1/kernels/resnet50_b64_fp32.calibration.json"));
+  const auto times = shipped.layer_times(net, 64);
+  REQUIRE(times.size() == fp32.at("layers").size());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    CHECK(times[i].forward_s == fp32["layers"][i]["forward_s"].get<double>());
+    CHECK(times[i].backward_s == fp32["layers"][i]["backward_s"].get<double>());
+  }
+  const auto amp = shipped.with_numerics(Numerics{possim::Precision::amp_bf16}).layer_times(net, 64);
+  const json bf16 = json::parse(test::slurp(run / "call2/kernels/resnet50_b64_bf16.calibration.json"));
+  CHECK(amp[0].forward_s == bf16["layers"][0]["forward_s"].get<double>());
+}

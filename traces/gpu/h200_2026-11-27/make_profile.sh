@@ -23,5 +23,12 @@ for run in call1/kernels/googlenet_b128_fp32 call1/kernels/inception_v3_b32_fp32
   base=$tmp/step$i.json
 done
 cp "$base" profiles/h200_measured.json
-cp "${base%.json}.calibration.json" profiles/h200_measured.calibration.json
+# The last step's sidecar names its base by a temporary path: say what it was instead.
+python3 - "${base%.json}.calibration.json" profiles/h200_measured.calibration.json <<'PY'
+import json, sys
+side = json.load(open(sys.argv[1]))
+side["base_profile"]["path"] = "the profile of the step before, in make_profile.sh"
+json.dump(side, open(sys.argv[2], "w"), indent=2)
+open(sys.argv[2], "a").write("\n")
+PY
 echo "wrote profiles/h200_measured.json"
