@@ -55,10 +55,10 @@ std::vector<std::string> split(const std::string& s, const std::string& option, 
 
 std::vector<double> parse_grid(const std::string& text) {
   std::vector<double> grid;
-  const std::string expected = "Gbit/s in [0.1, 1000], comma-separated";
+  const std::string expected = "Gbit/s in [0.1, 3200], comma-separated";
   for (const std::string& item : split(text, "--grid", expected)) {
     const std::optional<double> v = parse_decimal(item);  // not "0x10", "inf"
-    if (!v || !(*v >= 0.1 && *v <= 1000))
+    if (!v || !(*v >= limits::kMinNicGbps && *v <= limits::kMaxNicGbps))
       throw InputError("--grid", "", "'" + json_check::quoted(item) + "' is not a NIC speed", expected);
     grid.push_back(*v);
   }
@@ -259,7 +259,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   if (jobs < 1 || jobs > 1024) throw InputError("--jobs", "", std::to_string(jobs) + " is not a job count", "an integer in [1, 1024]");
   const bool by_nodes = vm.count("gbps") > 0, by_cost = vm.count("prices") > 0;
   if (by_nodes && by_cost) throw InputError("--gbps", "", "given with --prices", "one question: --gbps or --prices");
-  if (by_nodes && !(gbps >= 0.1 && gbps <= 1000)) throw InputError("--gbps", "", json_check::describe(json(gbps)) + " is out of range", "Gbit/s in [0.1, 1000]");
+  if (by_nodes && !(gbps >= limits::kMinNicGbps && gbps <= limits::kMaxNicGbps)) throw InputError("--gbps", "", json_check::describe(json(gbps)) + " is out of range", "Gbit/s in [0.1, 3200]");
   if (by_cost != (vm.count("images-per-s") > 0))
     throw InputError(by_cost ? "--images-per-s" : "--prices", "", "missing", "--prices and --images-per-s together");
   if (by_cost && !(images_per_s > 0 && images_per_s < 1e12))

@@ -472,6 +472,14 @@ std::string Profile::provenance_line() const {
     out = "derived from " + base + " by the roofline";
   } else {
     out = "measured on its device";
+    // A measured device on a derived profile (calibrate kernels --base h200): its software
+    // and network parameters still come from the derivation's base.
+    const std::string copied = "copied unchanged from base profile ";
+    for (const auto& [_, text] : sources)
+      if (auto at = text.find(copied); at != std::string::npos && base.empty()) {
+        const std::string rest = text.substr(at + copied.size());
+        base = rest.substr(0, rest.find(' '));
+      }
   }
   std::size_t points = 0, sets = 0, here = 0;
   for (const auto& t : throughput) {

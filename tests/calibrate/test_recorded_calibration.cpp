@@ -158,6 +158,9 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
   }
   const Profile shipped = load_profile("h200_measured");
   CHECK(profile_to_json(base) == profile_to_json(shipped));
+  // Its header: measured, and its fitted software parameters named as the 2016 cluster's.
+  CHECK(shipped.provenance_line().rfind("measured on its device, 0 throughput points and 5 per-layer timing sets", 0) == 0);
+  CHECK(shipped.provenance_line().find("fitted to measured iterations of titanx_maxwell's cluster") != std::string::npos);
   // Its resnet50 timings are the recorded kernels' medians, in both precisions.
   const Network net = make_zoo_network("resnet50");
   const json fp32 = json::parse(test::slurp(run / "call1/kernels/resnet50_b64_fp32.calibration.json"));

@@ -179,6 +179,12 @@ TEST_CASE("possim plan answers each question with its binding resource, as a tab
   // Bad questions: one line, exit 2.
   CHECK(run_possim("plan s.json --target-efficiency 1.5", dir).status == 2);
   CHECK(run_possim("plan s.json --grid 10,fast", dir).err.find("--grid") != std::string::npos);
+  // NIC speeds as a scenario takes them: up to 3,200 Gbit/s per node, not beyond.
+  CHECK(run_possim("plan s.json -q --engine analytic --strategies poseidon --gbps 3200 --max-nodes 8", dir).status == 0);
+  CHECK(run_possim("plan s.json -q --engine analytic --strategies poseidon --grid 800,1600,3200", dir).status == 0);
+  const Output fast = run_possim("plan s.json --engine analytic --gbps 3201", dir);
+  CHECK(fast.status == 2);
+  CHECK(fast.err.find("Gbit/s in [0.1, 3200]") != std::string::npos);
   CHECK(run_possim("plan s.json --prices none.json --images-per-s 5", dir).status == 2);
   const Output model = run_possim("plan s.json --models nosuchnet", dir);
   CHECK(model.status == 2);
