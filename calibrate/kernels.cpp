@@ -476,14 +476,31 @@ KernelCalibration recorded_calibration(const json& side, const Network& net, con
       p.direction = r.choice(r.require(e, at, "direction", "h2d or d2h"), at + ".direction", {"h2d", "d2h"});
       p.pinned = r.boolean(r.require(e, at, "pinned", "true or false"), at + ".pinned", "true or false");
       p.bytes = r.number(r.require(e, at, "bytes", "bytes"), at + ".bytes", 1, 1e15, "bytes in [1, 1e15]");
-      p.median_s = r.number(r.require(e, at, "median_s", "seconds"), at + ".median_s", 0, 1e6, "seconds",
-                            /*lo_open=*/true);
+      // 0 is what a clock too coarse for a tiny copy records: the writer writes it, so it reads.
+      p.median_s = r.number(r.require(e, at, "median_s", "seconds"), at + ".median_s", 0, 1e6, "seconds in [0, 1e6]");
       cal.copies.push_back(p);
     }
   }
   if (side.contains("wall_s")) cal.wall_s = r.number(side["wall_s"], "wall_s", 0, 1e9, "seconds");
   summarize(cal, net);
   return cal;
+}
+
+void set_optimizer_rate(Profile& p, const json& roofline, const std::string& where) {
+  const json_check::Reader r(where);
+  r.object(roofline, "", "a roofline file (possim calibrate roofline --out)");
+  if (roofline.value("format", std::string()) != "possim-roofline-1")
+    r.fail("format", "is not possim-roofline-1", "a file of possim calibrate roofline");
+  const json& copy = r.object(r.require(roofline, "", "device_copy", "the device copy"), "device_copy", "an object");
+  const double rate = r.number(r.require(copy, "device_copy", "bytes_per_s_read_plus_write", "bytes/s"),
+                               "device_copy.bytes_per_s_read_plus_write", 0, 1e15, "bytes/s in (0, 1e15]",
+                               /*lo_open=*/true);
+  const std::string device = roofline.value("device", std::string("?"));
+  p.optimizer_bytes_per_s = rate;
+  p.sources["optimizer_bytes_per_s"] =
+      "the optimizer step's memory traffic at the device copy rate measured by possim calibrate roofline on " + device +
+      " (" + where + "): " + fmt(rate) + " B/s read plus written; the layer timings of calibrate kernels leave the "
+      "optimizer out";
 }
 
 }  // namespace possim::calibrate

@@ -67,6 +67,11 @@ KernelCalibration recorded_calibration(const nlohmann::json& sidecar, const Netw
 Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
                            const std::string& name, bool keep_base_throughput = false);
 
+// The optimizer step's rate (Profile::optimizer_bytes_per_s) from a `possim calibrate
+// roofline` file of the same device: its large device copy's bytes read plus written per
+// second, the memory traffic an optimizer's elementwise pass makes. Checked; `where` names it.
+void set_optimizer_rate(Profile& p, const nlohmann::json& roofline, const std::string& where);
+
 // Everything the profile format has no field for: per-kernel medians, min/max,
 // algorithms, library versions, the copy curve and its fit.
 nlohmann::json kernel_sidecar(const KernelCalibration& cal, const Profile& base);

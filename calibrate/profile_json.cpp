@@ -94,6 +94,7 @@ ojson profile_to_json(const Profile& p) {
   if (p.collective_launch_s > 0) out["collective_launch_s"] = p.collective_launch_s;
   if (p.tcp_host_bytes_per_s > 0) out["tcp_host_bytes_per_s"] = p.tcp_host_bytes_per_s;
   if (p.rdma_efficiency > 0) out["rdma_efficiency"] = p.rdma_efficiency;
+  if (p.optimizer_bytes_per_s > 0) out["optimizer_bytes_per_s"] = p.optimizer_bytes_per_s;
   return out;
 }
 

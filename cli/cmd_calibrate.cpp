@@ -67,12 +67,14 @@ bool progress_wanted(bool quiet) { return !quiet; }
 
 int cmd_kernels(const std::vector<std::string>& args) {
   po::options_description desc("options");
-  std::string model, backend_name, precision_name, base_ref, out, name, from;
+  std::string model, backend_name, precision_name, base_ref, out, name, from, roofline;
   int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1;
   bool keep_throughput = false, no_copies = false, quiet = false;
   desc.add_options()("model", po::value(&model), "zoo model name or layer JSON file")(
       "from", po::value(&from),
       "no backend: a recorded run (NAME.calibration.json) made into a profile on --base")(
+      "roofline", po::value(&roofline),
+      "a possim calibrate roofline file of the same device: its copy rate times the optimizer step")(
       "batch", po::value(&batch)->default_value(32), "images per GPU")(
       "backend", po::value(&backend_name)->default_value("cpu"),
       "cpu (Eigen) or gpu (cuDNN/cuBLAS)")("precision",
@@ -100,6 +102,14 @@ int cmd_kernels(const std::vector<std::string>& args) {
              "--model M [--batch B] [--backend cpu|gpu] [--precision fp32|tf32|bf16] [--repeats R] "
              "--out FILE\n       possim calibrate kernels --from RUN.calibration.json --base PROFILE --out FILE"))
     return 0;
+  // Read before anything is measured or written: a bad file fails first.
+  nlohmann::json roof;
+  if (!roofline.empty()) {
+    roof = json_check::Reader(roofline).parse(
+        read_input_file(roofline, "roofline file", "a file of possim calibrate roofline"), "a roofline file");
+    Profile probe;
+    cal::set_optimizer_rate(probe, roof, roofline);
+  }
   if (!from.empty()) {
     // A run measured elsewhere (a lent GPU) re-made on another base: nothing is timed.
     if (!model.empty()) throw InputError("--model", "", "comes from the recorded run with --from", "no --model");
@@ -113,7 +123,8 @@ int cmd_kernels(const std::vector<std::string>& args) {
     const Network net = load_network(r.label(r.require(side, "", "model", "the model timed"), "model", 128, "a model"), ".");
     const Profile base = load_profile(base_ref, ".");
     const cal::KernelCalibration c = cal::recorded_calibration(side, net, from);
-    const Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
+    Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
+    if (!roofline.empty()) cal::set_optimizer_rate(p, roof, roofline);
     nlohmann::json sidecar = cal::kernel_sidecar(c, base);
     sidecar["recorded"] = "timed on " + c.device + " and made into this profile by possim calibrate kernels --from " + from;
     cal::write_profile_with_sidecar(p, sidecar, out);
@@ -157,7 +168,8 @@ int cmd_kernels(const std::vector<std::string>& args) {
               << " timed runs per kernel after " << warmup << " warm-up\n";
 
   const cal::KernelCalibration c = cal::calibrate_kernels(net, batch, *backend, opt);
-  const Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
+  Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
+  if (!roofline.empty()) cal::set_optimizer_rate(p, roof, roofline);
   cal::write_profile_with_sidecar(p, cal::kernel_sidecar(c, base), out);
 
   if (!quiet) {

@@ -71,7 +71,8 @@ NodeMath::NodeMath(const SyncPlan& plan, const Settings& s, int node) : plan_(pl
   }
   push_tensor_.assign(plan.layers.size(), -1);
   for (const Task& t : plan.tasks) {
-    if (t.resource == Resource::gpu && !t.pass() && t.step != Step::quantize && t.step != Step::rebuild)
+    if (t.resource == Resource::gpu && !t.pass() && t.step != Step::quantize && t.step != Step::rebuild &&
+        t.step != Step::optimizer)  // the optimizer step: timing only, the update is the sync's
       refuse(std::string("GPU step '") + to_string(t.step) + "' has no arithmetic here");
     if (t.step == Step::apply && t.scope != Scope::shard)
       refuse("an update applied off the parameter-server shards has no arithmetic here");

@@ -44,7 +44,7 @@ const std::vector<std::string> kTopFields = {
     "rdma_efficiency", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
-    "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "stacks",
+    "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "optimizer_bytes_per_s", "stacks",
     "default_stacks", "sources"};
 // clang-format on
 
@@ -615,6 +615,10 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.server_per_peer_s = seconds("server_per_peer_s", 1);
   p.step_sync_s = seconds("step_sync_s", 1);
   p.collective_launch_s = seconds("collective_launch_s", 1);
+  if (j.contains("optimizer_bytes_per_s"))
+    p.optimizer_bytes_per_s =
+        r.number(j["optimizer_bytes_per_s"], "optimizer_bytes_per_s", 0, kMaxBytesPerS,
+                 "a rate in [0, " + format_number(kMaxBytesPerS) + "] bytes/s (0: the step is in the layer times)");
   if (j.contains("server_update_bytes_per_s"))
     p.server_update_bytes_per_s =
         r.number(j["server_update_bytes_per_s"], "server_update_bytes_per_s", 0, kMaxBytesPerS,

@@ -119,6 +119,12 @@ struct Profile {
   // The stack's fixed cost of starting one collective (coordination and kernel launch),
   // seconds, paid once per collective per worker (Rates::collective_launch_s). 0: none.
   double collective_launch_s = 0;
+  // The GPU's memory rate for the optimizer step of a worker that updates its own parameters
+  // (the all-reduce family, single): bytes read plus written per second, over
+  // kOptimizerBytesPerParam bytes per parameter (PlanBuilder::local_update). 0: the step is
+  // inside the layer times (every profile derived from titanx_maxwell: Caffe's solver update
+  // was timed with its layers) and no separate task is planned.
+  double optimizer_bytes_per_s = 0;
 
   // Software stacks (see SoftwareStack) and the stack each strategy runs on by default.
   std::map<std::string, SoftwareStack> stacks;

@@ -20,7 +20,7 @@ constexpr std::uint32_t steps(std::initializer_list<Step> list) {
 const std::array<ResourceInfo, kResources> kTable = {{
     //  id                    name          amount           rate                               latency                   track       scope           carries scaled dilated  waited (a wait counts as)    host_work
     {Resource::gpu,        "gpu",        Amount::seconds, nullptr,                           nullptr,                  "GPU",      Scope::worker,  false, false, true,  TimeShare::barrier_wait, false,
-     steps({S::forward, S::backward, S::rebuild, S::quantize})},
+     steps({S::forward, S::backward, S::rebuild, S::quantize, S::optimizer})},
     {Resource::pcie_d2h,   "pcie_d2h",   Amount::bytes,   &Rates::pcie_bytes_per_s,          &Rates::pcie_latency_s,   "PCIe d2h", Scope::worker,  true,  false, true,  TimeShare::pcie,         true,
      steps({S::copy_d2h})},
     {Resource::pcie_h2d,   "pcie_h2d",   Amount::bytes,   &Rates::pcie_bytes_per_s,          &Rates::pcie_latency_s,   "PCIe h2d", Scope::worker,  true,  false, true,  TimeShare::pcie,         true,

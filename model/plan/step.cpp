@@ -29,6 +29,7 @@ constexpr std::array<StepInfo, kSteps> kStepInfo = {{
     {"apply", "terrible"},
     {"factors_in", "generic_work"},
     {"barrier", "generic_work"},
+    {"optimizer", "thread_state_running"},
 }};
 
 }  // namespace

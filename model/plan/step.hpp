@@ -30,8 +30,9 @@ enum class Step : std::uint8_t {
   apply,           // a shard applies every worker's update of its slice
   factors_in,      // every peer's factors have landed (synchronization, nothing occupied)
   barrier,         // the step's barrier, with the stack's synchronization round
+  optimizer,       // the workers' own update of every parameter after the step's sync (all-reduce)
 };
-constexpr std::size_t kSteps = 17;
+constexpr std::size_t kSteps = 18;
 
 // What a flow (or a copy) carries; its element type is a DType (model/input/numerics.hpp).
 enum class Payload : std::uint8_t { none, gradient, parameters, factors, quantized };

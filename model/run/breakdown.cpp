@@ -32,6 +32,7 @@ constexpr std::array<TimeShare, kSteps> kShareOf = {
     TimeShare::server_apply,  // apply
     TimeShare::barrier_wait,  // factors_in: waiting for every peer
     TimeShare::barrier_wait,  // barrier: waiting for every worker, then its round
+    TimeShare::compute,       // optimizer: the GPU updating its parameters
 };
 
 }  // namespace

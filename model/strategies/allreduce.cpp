@@ -14,7 +14,7 @@ class AllReduce : public Strategy {
     PlanBuilder b(r, name());
     b.add_compute();
     const auto synced = b.allreduce_buckets(AllReduceHow{}, "allreduce", "ring: 2(P-1)/P of the tensor each way");
-    b.close_iteration(synced);
+    b.close_iteration(synced, PlanBuilder::Update::on_workers);
     return b.finish();
   }
 };

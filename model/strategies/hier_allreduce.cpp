@@ -21,7 +21,7 @@ class HierAllReduce : public Strategy {
     AllReduceHow how;
     how.inside = AllReduceHow::Inside::ring;
     const auto synced = b.allreduce_buckets(how, "hier_allreduce", "reduce-scatter in the node, ring across nodes, all-gather");
-    b.close_iteration(synced);
+    b.close_iteration(synced, PlanBuilder::Update::on_workers);
     return b.finish();
   }
 };

@@ -107,7 +107,18 @@ class PlanBuilder {
   // Close the iteration under the scenario's consistency model. BSP: a barrier on every
   // layer's sync, and f_0 of the next iteration waits for it. SSP with staleness s:
   // f_l(t) waits only for layer l's sync of iteration t - s - 1.
-  void close_iteration(const std::vector<std::pair<int, TaskId>>& synced);
+  // Update::on_workers (the all-reduce family): each worker applies the reduced gradients
+  // itself, after the barrier: local_update().
+  enum class Update { on_servers, on_workers };
+  void close_iteration(const std::vector<std::pair<int, TaskId>>& synced, Update update = Update::on_servers);
+  // The worker's optimizer step over every parameter, after `deps`, where the profile has a
+  // rate for it (Profile::optimizer_bytes_per_s; else the step is in the layer times): a GPU
+  // task, and the next iteration's first forward waits for it. kOptimizerBytesPerParam per
+  // parameter: momentum SGD on fp32 master weights reads the weight, its gradient and
+  // momentum and writes the weight and momentum (5 x 4 bytes; PyTorch's SGD and Caffe's
+  // solver alike). Returns the task, or nothing where none is planned.
+  static constexpr double kOptimizerBytesPerParam = 20;
+  std::optional<TaskId> local_update(const Deps& deps);
   TaskId add(Task t);
   void decide(LayerDecision d) { plan_.decisions.push_back(std::move(d)); }
   // Table 1 costs of a layer for this cluster, filled into a decision.

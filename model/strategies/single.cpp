@@ -16,6 +16,7 @@ class Single : public Strategy {
     one.cluster.placement = ServerPlacement::colocated;
     PlanBuilder b(one, name());
     b.add_compute();
+    b.local_update({now(b.last_backward())});  // where the profile times it apart
     for (int l : b.param_layers_top_down()) b.decide(b.costs(l, "local", "no peers"));
     return b.finish();
   }

@@ -33,7 +33,7 @@ class TreeAllReduce : public Strategy {
       return int(std::clamp(std::ceil(bytes / 2 / kChunkBytes), 1.0, double(kMaxChunks)));
     };
     const auto synced = b.allreduce_buckets(how, "tree_allreduce", "double binary tree: 2x the tensor per node, log2(P) deep");
-    b.close_iteration(synced);
+    b.close_iteration(synced, PlanBuilder::Update::on_workers);
     return b.finish();
   }
 };

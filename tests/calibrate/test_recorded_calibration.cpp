@@ -124,6 +124,17 @@ TEST_CASE("possim calibrate kernels --from makes the profile without a backend",
   REQUIRE(again.status == 0);
   CHECK(test::slurp(dir / "again.json") == test::slurp(dir / "run.json"));
   CHECK(again.err.find("recorded in run.calibration.json") != std::string::npos);
+  // A roofline file sets the optimizer step's rate; a broken one fails before anything is written.
+  test::write_file(dir / "roof.json", R"({"format": "possim-roofline-1", "device": "d",
+    "device_copy": {"bytes_per_s_read_plus_write": 2e12}})");
+  REQUIRE(test::run_possim("calibrate kernels --from run.calibration.json --roofline roof.json --out opt.json -q", dir)
+              .status == 0);
+  CHECK(load_profile((dir / "opt.json").string()).optimizer_bytes_per_s == 2e12);
+  test::write_file(dir / "roof2.json", R"({"format": "possim-roofline-1", "device_copy": {}})");
+  const auto broken = test::run_possim("calibrate kernels --from run.calibration.json --roofline roof2.json --out no.json", dir);
+  CHECK(broken.status == 2);
+  CHECK(broken.err.find("device_copy.bytes_per_s_read_plus_write") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "no.json"));
   // The profile runs.
   test::write_file(dir / "s.json", R"({"name": "s", "model": "cifar10_quick", "batch_per_gpu": 2,
     "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["wfbp"], "profile": "again.json",
@@ -155,6 +166,9 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
     const KernelCalibration cal =
         recorded_calibration(side, make_zoo_network(side.at("model").get<std::string>()), path);
     base = calibrated_profile(base, cal, "h200_measured");
+    // make_profile.sh names the roofline by its path from the repository's root.
+    set_optimizer_rate(base, json::parse(test::slurp(run / "call1/roofline.json")),
+                       "traces/gpu/h200_2026-11-27/call1/roofline.json");
   }
   const Profile shipped = load_profile("h200_measured");
   CHECK(profile_to_json(base) == profile_to_json(shipped));

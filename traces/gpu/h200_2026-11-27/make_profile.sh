@@ -19,6 +19,7 @@ for run in call1/kernels/googlenet_b128_fp32 call1/kernels/inception_v3_b32_fp32
            call1/kernels/resnet50_b64_fp32 call2/kernels/resnet50_b64_bf16; do
   i=$((i + 1))
   "$possim" calibrate kernels --from "$here/$run.calibration.json" --base "$base" --name h200_measured \
+    --roofline "$here/call1/roofline.json" \
     --out "$tmp/step$i.json" -q
   base=$tmp/step$i.json
 done
