@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace possim::calibrate {
 
@@ -243,13 +242,12 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
         cal.model + " calibration (" + fmt(peak) + " FLOP/s; base profile had " +
         (old_peak > 0 ? fmt(old_peak) : std::string("none")) + "); other maths from base " + base.name;
     // Each math's efficiencies have their own "; "-separated note: this math's is replaced.
-    std::string notes, seg;
-    std::istringstream in(base.sources.count("kind_efficiency_by_precision") ? base.sources.at("kind_efficiency_by_precision") : "");
-    const std::string own = "the " + math + " ";
-    std::string all = in.str();
+    const auto old_notes = base.sources.find("kind_efficiency_by_precision");
+    const std::string all = old_notes == base.sources.end() ? "" : old_notes->second, own = "the " + math + " ";
+    std::string notes;
     for (std::size_t at = 0; at <= all.size();) {
       const std::size_t end = std::min(all.find("; ", at), all.size());
-      seg = all.substr(at, end - at);
+      const std::string seg = all.substr(at, end - at);
       const std::size_t colon = seg.rfind("from base profile ", 0) == 0 ? seg.find(": ") : std::string::npos;
       const std::string bare = colon == std::string::npos ? seg : seg.substr(colon + 2);
       if (!seg.empty() && bare.rfind(own, 0) != 0) notes += (notes.empty() ? "" : "; ") + seg;
@@ -306,17 +304,16 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
     p.sources["throughput"] = "kept from base profile " + base.name + " (--keep-throughput)";
   }
 
-  if (tensor && cal.rebuild_flops_per_s > 0) {
-    // The rebuild at a tensor math runs at the fp32 rate x the peaks' ratio (Profile::
-    // rebuild_flops_at_precision): this run's rebuild GEMMs are in the sidecar only.
-  } else if (cal.rebuild_flops_per_s > 0) {
+  // The rebuild at a tensor math runs at the fp32 rate x the peaks' ratio (Profile::
+  // rebuild_flops_at_precision): a tf32/bf16 run's rebuild GEMMs are in the sidecar only.
+  if (!tensor && cal.rebuild_flops_per_s > 0) {
     p.rebuild_flops_per_s = cal.rebuild_flops_per_s;
     std::string layers;
     for (const auto& r : cal.rebuild) layers += (layers.empty() ? "" : ", ") + r.layer;
     p.sources["rebuild_flops_per_s"] =
         "SF rebuild GEMM ([M x K] x [K x N], K = " + std::to_string(cal.rebuild.front().k) +
         ") timed for " + layers + ": total FLOPs / total median seconds";
-  } else {
+  } else if (!tensor) {
     p.sources["rebuild_flops_per_s"] = from_base + " (the model has no FC layer)";
   }
 
@@ -383,10 +380,6 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
   if (cal.copy_fit_ok) j["copies"]["fit_pinned"] = to_json(cal.copy_fit);
   return j;
 }
-
-}  // namespace possim::calibrate
-
-namespace possim::calibrate {
 
 namespace {
 
@@ -486,7 +479,7 @@ KernelCalibration recorded_calibration(const json& side, const Network& net, con
   return cal;
 }
 
-void set_optimizer_rate(Profile& p, const json& roofline, const std::string& where) {
+OptimizerRate optimizer_rate(const json& roofline, const std::string& where) {
   const json_check::Reader r(where);
   r.object(roofline, "", "a roofline file (possim calibrate roofline --out)");
   if (roofline.value("format", std::string()) != "possim-roofline-1")
@@ -496,11 +489,14 @@ void set_optimizer_rate(Profile& p, const json& roofline, const std::string& whe
                                "device_copy.bytes_per_s_read_plus_write", 0, 1e15, "bytes/s in (0, 1e15]",
                                /*lo_open=*/true);
   const std::string device = roofline.value("device", std::string("?"));
-  p.optimizer_bytes_per_s = rate;
-  p.sources["optimizer_bytes_per_s"] =
-      "the optimizer step's memory traffic at the device copy rate measured by possim calibrate roofline on " + device +
-      " (" + where + "): " + fmt(rate) + " B/s read plus written; the layer timings of calibrate kernels leave the "
-      "optimizer out";
+  return {rate, "the optimizer step's memory traffic at the device copy rate measured by possim calibrate roofline on " +
+                    device + " (" + where + "): " + fmt(rate) +
+                    " B/s read plus written; the layer timings of calibrate kernels leave the optimizer out"};
+}
+
+void OptimizerRate::apply_to(Profile& p) const {
+  p.optimizer_bytes_per_s = bytes_per_s;
+  p.sources["optimizer_bytes_per_s"] = source;
 }
 
 }  // namespace possim::calibrate

@@ -70,7 +70,12 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
 // The optimizer step's rate (Profile::optimizer_bytes_per_s) from a `possim calibrate
 // roofline` file of the same device: its large device copy's bytes read plus written per
 // second, the memory traffic an optimizer's elementwise pass makes. Checked; `where` names it.
-void set_optimizer_rate(Profile& p, const nlohmann::json& roofline, const std::string& where);
+struct OptimizerRate {
+  double bytes_per_s = 0;
+  std::string source;
+  void apply_to(Profile& p) const;  // the field and its source note
+};
+OptimizerRate optimizer_rate(const nlohmann::json& roofline, const std::string& where);
 
 // Everything the profile format has no field for: per-kernel medians, min/max,
 // algorithms, library versions, the copy curve and its fit.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "calibrate/cluster_fit.hpp"
@@ -103,13 +104,12 @@ int cmd_kernels(const std::vector<std::string>& args) {
              "--out FILE\n       possim calibrate kernels --from RUN.calibration.json --base PROFILE --out FILE"))
     return 0;
   // Read before anything is measured or written: a bad file fails first.
-  nlohmann::json roof;
-  if (!roofline.empty()) {
-    roof = json_check::Reader(roofline).parse(
-        read_input_file(roofline, "roofline file", "a file of possim calibrate roofline"), "a roofline file");
-    Profile probe;
-    cal::set_optimizer_rate(probe, roof, roofline);
-  }
+  std::optional<cal::OptimizerRate> optimizer;
+  if (!roofline.empty())
+    optimizer = cal::optimizer_rate(
+        json_check::Reader(roofline).parse(
+            read_input_file(roofline, "roofline file", "a file of possim calibrate roofline"), "a roofline file"),
+        roofline);
   if (!from.empty()) {
     // A run measured elsewhere (a lent GPU) re-made on another base: nothing is timed.
     if (!model.empty()) throw InputError("--model", "", "comes from the recorded run with --from", "no --model");
@@ -124,7 +124,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
     const Profile base = load_profile(base_ref, ".");
     const cal::KernelCalibration c = cal::recorded_calibration(side, net, from);
     Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
-    if (!roofline.empty()) cal::set_optimizer_rate(p, roof, roofline);
+    if (optimizer) optimizer->apply_to(p);
     nlohmann::json sidecar = cal::kernel_sidecar(c, base);
     sidecar["recorded"] = "timed on " + c.device + " and made into this profile by possim calibrate kernels --from " + from;
     cal::write_profile_with_sidecar(p, sidecar, out);
@@ -169,7 +169,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
 
   const cal::KernelCalibration c = cal::calibrate_kernels(net, batch, *backend, opt);
   Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
-  if (!roofline.empty()) cal::set_optimizer_rate(p, roof, roofline);
+  if (optimizer) optimizer->apply_to(p);
   cal::write_profile_with_sidecar(p, cal::kernel_sidecar(c, base), out);
 
   if (!quiet) {

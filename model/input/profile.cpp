@@ -476,9 +476,10 @@ std::string Profile::provenance_line() const {
     // and network parameters still come from the derivation's base.
     const std::string copied = "copied unchanged from base profile ";
     for (const auto& [_, text] : sources)
-      if (auto at = text.find(copied); at != std::string::npos && base.empty()) {
+      if (auto at = text.find(copied); at != std::string::npos) {
         const std::string rest = text.substr(at + copied.size());
         base = rest.substr(0, rest.find(' '));
+        break;
       }
   }
   std::size_t points = 0, sets = 0, here = 0;

@@ -366,21 +366,19 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
   return add(t);
 }
 
-// BSP: the next step starts after the step's barrier, which carries the stack's step round.
-// SSP: each layer waits on its own sync staleness + 1 steps back, and no worker waits for the
-// round (its clock is sent asynchronously), so it costs nothing there.
-std::optional<TaskId> PlanBuilder::local_update(const Deps& deps) {
+void PlanBuilder::local_update(const Deps& deps) {
   const double rate = req_.profile->optimizer_bytes_per_s;
-  if (rate <= 0) return std::nullopt;
+  if (rate <= 0) return;
   double params = 0;
   for (const Layer& l : net().layers) params += double(l.params());
   Task t = gpu_task(Step::optimizer, -1, params * kOptimizerBytesPerParam / rate, GpuSet::all);
   t.deps = deps;
-  const TaskId id = add(t);
-  add_forward_dep(0, prev(id));
-  return id;
+  add_forward_dep(0, prev(add(t)));
 }
 
+// BSP: the next step starts after the step's barrier, which carries the stack's step round.
+// SSP: each layer waits on its own sync staleness + 1 steps back, and no worker waits for the
+// round (its clock is sent asynchronously), so it costs nothing there.
 void PlanBuilder::close_iteration(const std::vector<std::pair<int, TaskId>>& synced, Update update) {
   if (plan_.consistency == Consistency::bsp) {
     Deps all;

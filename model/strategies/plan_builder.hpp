@@ -116,9 +116,9 @@ class PlanBuilder {
   // task, and the next iteration's first forward waits for it. kOptimizerBytesPerParam per
   // parameter: momentum SGD on fp32 master weights reads the weight, its gradient and
   // momentum and writes the weight and momentum (5 x 4 bytes; PyTorch's SGD and Caffe's
-  // solver alike). Returns the task, or nothing where none is planned.
+  // solver alike).
   static constexpr double kOptimizerBytesPerParam = 20;
-  std::optional<TaskId> local_update(const Deps& deps);
+  void local_update(const Deps& deps);
   TaskId add(Task t);
   void decide(LayerDecision d) { plan_.decisions.push_back(std::move(d)); }
   // Table 1 costs of a layer for this cluster, filled into a decision.

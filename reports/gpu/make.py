@@ -155,13 +155,11 @@ def main():
           f"{c['gemm_slowdown']:.3f} | {c['other_alone_gb_per_s']:.0f} -> {c['other_with_gemm_gb_per_s']:.0f} | "
           f"{c['other_slowdown']:.2f} | {'yes' if c['covered'] else 'no'} |")
     p()
-    live = load(f"{run}/call2/validate_live.json")
     p("### The live point (`possim validate --live`, call 2)\n")
     p("```")
     with open(os.path.join(ROOT, run, "call2", "validate_live.txt")) as f:
         p("\n".join(line.rstrip() for line in f if not line.startswith("possim live:")).strip())
     p("```")
-    _ = live
 
 
 if __name__ == "__main__":

@@ -167,8 +167,8 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
         recorded_calibration(side, make_zoo_network(side.at("model").get<std::string>()), path);
     base = calibrated_profile(base, cal, "h200_measured");
     // make_profile.sh names the roofline by its path from the repository's root.
-    set_optimizer_rate(base, json::parse(test::slurp(run / "call1/roofline.json")),
-                       "traces/gpu/h200_2026-11-27/call1/roofline.json");
+    optimizer_rate(json::parse(test::slurp(run / "call1/roofline.json")), "traces/gpu/h200_2026-11-27/call1/roofline.json")
+        .apply_to(base);
   }
   const Profile shipped = load_profile("h200_measured");
   CHECK(profile_to_json(base) == profile_to_json(shipped));
