@@ -52,15 +52,6 @@ void check_loadable(const Profile& base, const ClusterFit& f) {
 
 }  // namespace
 
-const std::vector<std::string>& fit_parameter_names() {
-  static const std::vector<std::string> n = [] {
-    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale"};
-    for (const auto& s : stack_parameter_names()) v.push_back(s);
-    return v;
-  }();
-  return n;
-}
-
 const std::vector<std::string>& default_fit_parameters() {
   static const std::vector<std::string> n = {"tcp_goodput", "per_message_s",
                                              "server_apply_bytes_per_s", "pcie_bytes_per_s",
@@ -83,6 +74,60 @@ bool is_stack_parameter(const std::string& n) {
 }
 
 }  // namespace
+
+FitCovariance merged_covariance(const FitCovariance& base, const ClusterFit& fit, const std::string& points_path,
+                                const std::string& engine) {
+  // The parameters this fit determined: inside their range, finite sigma, and with more
+  // points than parameters (else s^2, and with it every variance, is unknown, not zero).
+  std::vector<std::size_t> kept;
+  std::string left_out;
+  const bool dof = fit.lm.residual_variance > 0;
+  for (std::size_t i = 0; i < fit.names.size(); ++i) {
+    if (dof && fit.lm.at_bound.at(i) == 0 && std::isfinite(fit.sigma.at(i)) && i < fit.lm.log_covariance.size())
+      kept.push_back(i);
+    else
+      left_out += (left_out.empty() ? "" : ", ") + fit.names[i];
+  }
+  FitCovariance c;
+  // The base's parameters this fit did not free keep their block; between the two fits
+  // the covariance is unknown and taken as 0 (this fit held them at their values).
+  for (std::size_t i = 0; i < base.parameters.size(); ++i) {
+    if (std::find(fit.names.begin(), fit.names.end(), base.parameters[i]) != fit.names.end()) continue;
+    c.parameters.push_back(base.parameters[i]);
+  }
+  const std::size_t from_base = c.parameters.size();
+  for (std::size_t i : kept) c.parameters.push_back(fit.names[i]);
+  const std::size_t k = c.parameters.size();
+  c.log_covariance.assign(k, std::vector<double>(k, 0.0));
+  const auto base_index = [&](const std::string& n) {
+    return std::size_t(std::find(base.parameters.begin(), base.parameters.end(), n) - base.parameters.begin());
+  };
+  for (std::size_t a = 0; a < from_base; ++a)
+    for (std::size_t b = 0; b < from_base; ++b)
+      c.log_covariance[a][b] = base.log_covariance[base_index(c.parameters[a])][base_index(c.parameters[b])];
+  for (std::size_t a = 0; a < kept.size(); ++a)
+    for (std::size_t b = 0; b < kept.size(); ++b)
+      c.log_covariance[from_base + a][from_base + b] = fit.lm.log_covariance[kept[a]][kept[b]];
+  if (k == 0) return c;
+  std::string names;
+  for (std::size_t i : kept) names += (names.empty() ? "" : ", ") + fit.names[i];
+  c.source = "possim calibrate fit (" + engine + " engine) to " + points_path + " (" +
+             std::to_string(fit.points.size()) + " points): s^2 (J^T J)^-1 of " +
+             (names.empty() ? "no parameter" : names) +
+             (left_out.empty() ? "" : "; not determined, so left out: " + left_out +
+                                          (dof ? "" : " (no more points than parameters: s^2 unknown)"));
+  if (from_base > 0) {
+    // A chain of fits nests its sources: keep the note bounded (a profile's note limit).
+    std::string earlier = base.source;
+    if (earlier.size() > 1500) {
+      std::size_t cut = 1500;
+      while (cut > 0 && (static_cast<unsigned char>(earlier[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
+      earlier = earlier.substr(0, cut) + "...";
+    }
+    c.source += "; kept from the base profile (the covariance between the two fits taken as 0): " + earlier;
+  }
+  return c;
+}
 
 void check_fit_parameter(const std::string& name) {
   const auto [stack, param] = split_name(name);
@@ -155,6 +200,7 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
       p.pcie_bytes_per_s = v;
     } else if (n == "compute_scale") {
       p.peak_flops_per_s *= v;
+      for (auto& [math, peak] : p.peak_flops_by_math) peak *= v;  // the tensor-core maths too
       for (auto& m : p.measured)
         for (auto& l : m.layers) {
           l.forward_s /= v;
@@ -387,6 +433,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
     }
   }
+  p.fit_covariance = merged_covariance(base.fit_covariance, fit, m.path, engine.name());
   fit.fitted = p;
   check_loadable(base, fit);
   return fit;

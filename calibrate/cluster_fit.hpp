@@ -23,7 +23,7 @@ namespace possim::calibrate {
 // stack's ("caffe_ps.server_per_peer_s"; the stack must exist in the base profile).
 // compute_scale multiplies the base profile's compute speed (peak FLOP/s, measured layer
 // times and throughput points together); 1 is the base.
-const std::vector<std::string>& fit_parameter_names();
+// The names: possim::fit_parameter_names() (model/input/profile.hpp).
 // The default --free: the physics and the top-level software parameters of the old format.
 const std::vector<std::string>& default_fit_parameters();
 // Throws InputError naming --free for an unknown name.
@@ -86,6 +86,11 @@ struct ClusterFit {
   int best_start = 0;  // 0: the given start
   Profile fitted;      // base with the fitted values; sources say so
 };
+
+// The fitted profile's covariance: this fit's determined parameters (finite sigma, inside
+// their range, more points than parameters) and the base's block for those it did not free.
+FitCovariance merged_covariance(const FitCovariance& base, const ClusterFit& fit, const std::string& points_path,
+                                const std::string& engine);
 
 // Throws InputError when there are fewer points than free parameters.
 ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const ClusterFitOptions& opt);

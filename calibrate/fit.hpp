@@ -29,6 +29,9 @@ struct LmResult {
   std::vector<double> sigma;   // 1-sigma uncertainties; infinity where not identifiable
   std::vector<std::vector<double>> correlation;  // parameter correlation matrix
   std::vector<int> at_bound;                     // -1 lower, +1 upper, 0 inside
+  // Covariance of the log-parameters, s^2 (J^T J)^+ ([i][j]); meaningful for the parameters
+  // with a finite sigma.
+  std::vector<std::vector<double>> log_covariance;
   std::vector<double> residuals;
   double ssr = 0;
   double residual_variance = 0;  // s^2; 0 when points == parameters

@@ -163,6 +163,9 @@ KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend
 Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
                            const std::string& name, bool keep_base_throughput) {
   Profile p = base;
+  // The base's fit covariance describes the base's compute (compute_scale) and the
+  // parameters fitted with it; measured kernels replace that compute, so it no longer holds.
+  p.fit_covariance = {};
   const std::string from_base =
       "from base profile " + base.name + " (" + base.path + "); not measured by calibrate kernels";
   // Start with every field attributed to the base (with the base's own note of how it was

@@ -95,6 +95,10 @@ ojson profile_to_json(const Profile& p) {
   if (p.tcp_host_bytes_per_s > 0) out["tcp_host_bytes_per_s"] = p.tcp_host_bytes_per_s;
   if (p.rdma_efficiency > 0) out["rdma_efficiency"] = p.rdma_efficiency;
   if (p.optimizer_bytes_per_s > 0) out["optimizer_bytes_per_s"] = p.optimizer_bytes_per_s;
+  if (!p.fit_covariance.empty())
+    out["fit_covariance"] = ojson{{"parameters", p.fit_covariance.parameters},
+                                  {"log_covariance", p.fit_covariance.log_covariance},
+                                  {"source", p.fit_covariance.source}};
   return out;
 }
 

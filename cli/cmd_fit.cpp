@@ -9,6 +9,7 @@
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/profile_json.hpp"
 #include "cli/commands.hpp"
+#include "cli/intervals.hpp"
 #include "cli/options.hpp"
 #include "cli/points_report.hpp"
 #include "cli/table.hpp"
@@ -16,12 +17,38 @@
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
 #include "model/run/output_file.hpp"
+#include "model/run/result_io.hpp"
+#include "model/run/sweep.hpp"
+#include "model/input/input_file.hpp"
 
 namespace possim::cli {
 
 namespace {
 
 namespace cal = possim::calibrate;
+
+// --predict takes measured points or a scenario: a JSON object with a "cluster" is a scenario.
+bool is_scenario_file(const std::string& path) {
+  if (std::filesystem::path(path).extension() != ".json") return false;
+  const std::string text = read_input_file(path, "--predict file", "a measurement file or a scenario JSON");
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("cluster");
+}
+
+// The scenario's points on the fitted profile, each with its interval.
+void print_scenario_predictions(const Scenario& s, const std::vector<Result>& results,
+                                const cal::SigmaAxes& axes, std::ostream& out) {
+  out << "\npredicted, not fitted (" << s.path << ", on the fitted profile " << s.profile.name << "):\n";
+  Table t({"strategy", "nodes", "Gbit/s", "images/s", "95% interval", "speedup", "iter s", "iter s 95%"});
+  for (const Result& r : results)
+    t.add({r.strategy, std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1), fixed(r.images_per_s, 1),
+           images_interval(r), fixed(r.speedup, 2) + "x", fixed(r.iteration_s, 4),
+           r.interval ? fixed(r.interval->iteration_s_lo, 4) + "-" + fixed(r.interval->iteration_s_hi, 4) : "-"});
+  t.print(out);
+  out << (axes.empty() ? "no interval: the fit determined no parameter this scenario reads"
+                       : axes.method())
+      << "\n";
+}
 
 }  // namespace
 
@@ -56,7 +83,8 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       "one-way latency between nodes, microseconds")("shards", po::value(&shards),
                                                      "server shards (default: one per node, colocated)")(
       "predict", po::value(&predict_path),
-      "also predict these points (not fitted) with the fitted profile")(
+      "also predict, not fit: measured points (compared with the fitted profile), or a scenario JSON "
+      "(its points run on the fitted profile, with 95% intervals from the fit's covariance)")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
       "quiet,q", po::bool_switch(&quiet), "no tables, no progress");
   po::positional_options_description pos;
@@ -113,16 +141,38 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   opt.cluster.latency_s = latency_us * 1e-6;
   opt.cluster.server_shards = shards;
   MeasurementSet held;
-  if (!predict_path.empty()) held = load_measurement_files({predict_path}, batch);
+  Scenario predict_scenario;  // read before the fit: a broken one fails in a second, not after it
+  const bool predict_points = !predict_path.empty() && !is_scenario_file(predict_path);
+  if (predict_points) held = load_measurement_files({predict_path}, batch);
+  if (!predict_path.empty() && !predict_points) {
+    predict_scenario = load_scenario(predict_path);
+    // The fitted profile must be able to run it: its stacks and its precision.
+    (void)with_profile(predict_scenario, base);
+  }
 
   cal::ClusterFit f = cal::fit_cluster(base, m, opt);
   if (!quiet) std::cerr << "\n";
   f.fitted.name = name;
   std::vector<cal::PointResult> predicted;
-  if (!predict_path.empty())
-    predicted = cal::predict_points(f.fitted, held, opt.cluster, *engine, jobs);
+  if (predict_points) predicted = cal::predict_points(f.fitted, held, opt.cluster, *engine, jobs);
+  std::vector<Result> scenario_results;
+  cal::SigmaAxes axes;
+  if (!predict_path.empty() && !predict_points) {
+    Profile fitted = f.fitted;
+    fitted.path = out;  // where it is about to be written
+    predict_scenario = with_profile(predict_scenario, fitted);
+    scenario_results = run_sweep(predict_scenario, *engine, jobs);
+    axes = add_intervals(predict_scenario, *engine, jobs, scenario_results, !quiet);
+  }
 
-  const nlohmann::json sidecar = cal::fit_sidecar(f, m.path, engine->name(), base, opt.cluster, shards, predicted);
+  nlohmann::json sidecar = cal::fit_sidecar(f, m.path, engine->name(), base, opt.cluster, shards, predicted);
+  if (!scenario_results.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const Result& r : scenario_results) rows.push_back(result_to_json(r));
+    sidecar["predicted_scenario"] = {{"scenario", predict_path},
+                                     {"interval_method", axes.empty() ? "none" : axes.method()},
+                                     {"results", rows}};
+  }
   cal::write_profile_with_sidecar(f.fitted, sidecar, out);
 
   if (!quiet) {
@@ -181,6 +231,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       std::cout << "\npredicted, not fitted (" << held.path << "):\n";
       print_points(std::cout, predicted);
     }
+    if (!scenario_results.empty()) print_scenario_predictions(predict_scenario, scenario_results, axes, std::cout);
     std::cout << "wrote " << out << " and " << cal::sidecar_path(out) << "\n";
   }
   return 0;

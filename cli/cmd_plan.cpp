@@ -5,6 +5,7 @@
 //   --prices F --images-per-s X   the cheapest cluster (nodes x NIC) reaching X images/s
 // Each answer names its binding resource from the time breakdown. Table on stdout; --json.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -13,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/intervals.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
@@ -116,6 +118,34 @@ std::string reach_text(const Answer& a, const std::string& value) {
   return value;
 }
 
+// The answer's figure (min Gbit/s, or nodes) at each sigma point of the fit covariance,
+// and its 95% interval; empty when none was propagated.
+struct AnswerInterval {
+  std::vector<Answer> plus, minus;
+  bool open = false;  // a sigma point's search did not reach the target: no bound on that side
+  double lo = 0, hi = 0;
+};
+
+// The interval of what the question asks (bandwidth, or nodes), in log space as a run's.
+AnswerInterval answer_interval(const Answer& a, std::vector<Answer> plus, std::vector<Answer> minus, bool nodes) {
+  AnswerInterval v{std::move(plus), std::move(minus)};
+  std::vector<double> up, down;
+  for (std::size_t k = 0; k < v.plus.size(); ++k) {
+    if (v.plus[k].reach == Reach::unreachable || v.minus[k].reach == Reach::unreachable) v.open = true;
+    up.push_back(nodes ? v.plus[k].nodes : v.plus[k].gbps);
+    down.push_back(nodes ? v.minus[k].nodes : v.minus[k].gbps);
+  }
+  std::tie(v.lo, v.hi) = calibrate::interval_of(nodes ? a.nodes : a.gbps, up, down);
+  return v;
+}
+
+std::string interval_text(const Answer& a, const AnswerInterval& v, bool nodes) {
+  if (v.plus.empty() || a.reach == Reach::unreachable) return "-";
+  if (v.open) return "open: a sigma point misses it";
+  if (nodes) return std::to_string(int(std::floor(v.lo))) + "-" + std::to_string(int(std::ceil(v.hi)));
+  return fixed(v.lo, v.lo < 10 ? 2 : 1) + "-" + fixed(v.hi, v.hi < 10 ? 2 : 1);
+}
+
 struct Plan {
   bool by_cost, by_nodes;
   double target, gbps, images_per_s;
@@ -126,6 +156,8 @@ struct Plan {
   std::vector<Scenario> scenarios;
   std::vector<Question> questions;
   std::vector<Answer> answers;
+  std::vector<AnswerInterval> intervals;  // per answer; empty: no covariance propagated
+  calibrate::SigmaAxes axes;
 };
 
 // The answers as a table on stdout, and as JSON where asked.
@@ -147,17 +179,23 @@ void print_answers(const Plan& p) {
     out["question"] = "cheapest_cluster";
     out["target_images_per_s"] = p.images_per_s;
     out["prices"] = {{"file", p.prices.path}, {"currency", p.prices.currency}, {"date", p.prices.date}};
-    head.insert(head.end(), {"NIC Gbit/s", "nodes", "images/s", "efficiency", "cost " + p.prices.currency, "binding resource"});
+    head.insert(head.end(), {"NIC Gbit/s", "nodes"});
+    if (!p.intervals.empty()) head.push_back("nodes 95%");
+    head.insert(head.end(), {"images/s", "efficiency", "cost " + p.prices.currency, "binding resource"});
   } else if (p.by_nodes) {
     out["question"] = "max_nodes";
     out["target_efficiency"] = p.target;
     out["nic_gbps"] = p.gbps;
-    head.insert(head.end(), {"Gbit/s", "max nodes", "efficiency", "images/s", "binding resource"});
+    head.insert(head.end(), {"Gbit/s", "max nodes"});
+    if (!p.intervals.empty()) head.push_back("max nodes 95%");
+    head.insert(head.end(), {"efficiency", "images/s", "binding resource"});
   } else {
     out["question"] = "min_bandwidth";
     out["target_efficiency"] = p.target;
     out["grid_gbps"] = p.grid;
-    head.insert(head.end(), {"nodes", "min Gbit/s", "efficiency", "images/s", "binding resource"});
+    head.insert(head.end(), {"nodes", "min Gbit/s"});
+    if (!p.intervals.empty()) head.push_back("min Gbit/s 95%");
+    head.insert(head.end(), {"efficiency", "images/s", "binding resource"});
   }
   Table t(head);
   json list = json::array();
@@ -168,27 +206,41 @@ void print_answers(const Plan& p) {
     const Answer& a = p.answers[i];
     const Scenario& s = p.scenarios[q.scenario];
     json row = answer_json(q, s, a);
+    const bool counts_nodes = p.by_cost || p.by_nodes;
+    std::vector<std::string> interval;  // the interval's cell, where there is one
+    if (!p.intervals.empty()) {
+      const AnswerInterval& v = p.intervals[i];
+      interval.push_back(interval_text(a, v, counts_nodes));
+      const std::string key = counts_nodes ? "nodes" : "nic_gbps";
+      const bool bounded = !v.open && a.reach != Reach::unreachable;
+      row[key + "_lo"] = bounded ? json(v.lo) : json(nullptr);
+      row[key + "_hi"] = bounded ? json(v.hi) : json(nullptr);
+    }
     std::vector<std::string> cells = {s.network.name, q.strategy};
     if (p.by_cost) {
       const bool ok = a.reach != Reach::unreachable;
       const double cost = p.prices.cluster(a.nodes, a.gbps);
       row["cost"] = ok ? json(cost) : json(nullptr);
-      cells.insert(cells.end(), {fixed(a.gbps, 0), ok ? std::to_string(a.nodes) : "> " + std::to_string(a.nodes),
-                                 fixed(a.at.images_per_s, 1), percent(a.at.efficiency), ok ? fixed(cost, 0) : "-",
+      cells.insert(cells.end(), {fixed(a.gbps, 0), ok ? std::to_string(a.nodes) : "> " + std::to_string(a.nodes)});
+      cells.insert(cells.end(), interval.begin(), interval.end());
+      cells.insert(cells.end(), {fixed(a.at.images_per_s, 1), percent(a.at.efficiency), ok ? fixed(cost, 0) : "-",
                                  a.binding.resource});
       auto& best = cheapest[{q.scenario, q.strategy}];
       if (ok && (best.first == 0 || cost < best.first)) best = {cost, i};
     } else if (p.by_nodes) {
-      cells.insert(cells.end(), {fixed(a.gbps, 1), a.reach == Reach::unreachable ? "none" : std::to_string(a.nodes),
-                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
+      cells.insert(cells.end(), {fixed(a.gbps, 1), a.reach == Reach::unreachable ? "none" : std::to_string(a.nodes)});
+      cells.insert(cells.end(), interval.begin(), interval.end());
+      cells.insert(cells.end(), {percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
     } else {
-      cells.insert(cells.end(), {std::to_string(a.nodes), reach_text(a, fixed(a.gbps, a.gbps < 10 ? 2 : 1)),
-                                 percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
+      cells.insert(cells.end(), {std::to_string(a.nodes), reach_text(a, fixed(a.gbps, a.gbps < 10 ? 2 : 1))});
+      cells.insert(cells.end(), interval.begin(), interval.end());
+      cells.insert(cells.end(), {percent(a.at.efficiency), fixed(a.at.images_per_s, 1), a.binding.resource});
     }
     t.add(cells);
     list.push_back(row);
   }
   out["answers"] = list;
+  if (!p.axes.empty()) out["uncertainty"] = {{"method", p.axes.method()}, {"parameters", p.axes.parameters}};
   std::cout << s0.name << ": engine " << p.engine << ", profile " << s0.profile.name << " at "
             << to_string(s0.numerics.precision) << ", " << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
   if (p.by_cost) std::cout << "cheapest cluster reaching " << fixed(p.images_per_s, 1) << " images/s at " << p.prices.path << " prices (" << p.prices.date << ")\n\n";
@@ -208,6 +260,8 @@ void print_answers(const Plan& p) {
     }
     out["cheapest"] = best;
   }
+  if (!p.axes.empty())
+    std::cout << "\n" << p.axes.method() << " (each search repeated at each sigma point)\n";
   std::cout << "\nbinding resource: what worker 0's GPU waits for most at the answer (time breakdown), "
                "or GPU compute when it waits for under 2% of the iteration\n";
   for (std::size_t i = 0; i < p.answers.size(); ++i)
@@ -227,7 +281,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   std::string scenario_path, engine_name, grid_text, models_text, strategies_text, nodes_text, prices_path, json_path;
   double target = 0.9, gbps = 0, images_per_s = 0;
   int max_nodes_limit = 256, jobs = int(std::max(1u, std::thread::hardware_concurrency()));
-  bool quiet = false, all_iterations = false;
+  bool quiet = false, all_iterations = false, no_interval = false;
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file (profile, batch, GPUs per node, shards, ...)")(
       "target-efficiency", po::value(&target)->default_value(0.9), "scaling efficiency to keep (speedup / GPUs)")(
       "grid", po::value(&grid_text), "NIC speeds to try, Gbit/s, comma-separated (default 1,2,5,10,25,40,50,100,200,400)")(
@@ -242,6 +296,9 @@ int cmd_plan(const std::vector<std::string>& args) {
       "jobs,j", po::value(&jobs)->default_value(jobs), "questions answered at once");
   add_engine_option(desc, engine_name);
   add_all_iterations_option(desc, all_iterations);
+  desc.add_options()("no-interval", po::bool_switch(&no_interval),
+                     "with a fitted profile: no 95% intervals (they repeat each search twice per principal axis of "
+                     "the fit's covariance)");
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -307,20 +364,51 @@ int cmd_plan(const std::vector<std::string>& args) {
       }
     }
 
+  // The fit's covariance, where the profile has one: each search repeated at its sigma points.
+  calibrate::SigmaAxes axes;
+  if (!no_interval && !scenarios.front().profile.fit_covariance.empty()) axes = calibrate::sigma_axes(scenarios.front());
+  // [scenario][0]: as given; then +axis 0, -axis 0, +axis 1, ...
+  std::vector<std::vector<Scenario>> at_sigma(scenarios.size());
+  std::vector<std::vector<double>> single_at(scenarios.size());
+  for (std::size_t m = 0; m < scenarios.size(); ++m) {
+    at_sigma[m].push_back(scenarios[m]);
+    for (const std::vector<double>& step : axes.steps)
+      for (double sign : {1.0, -1.0}) {
+        std::vector<double> signed_step;
+        for (double x : step) signed_step.push_back(sign * x);
+        at_sigma[m].push_back(calibrate::perturbed(scenarios[m], axes.parameters, signed_step));
+      }
+    for (const Scenario& s : at_sigma[m]) single_at[m].push_back(single_gpu_images_per_s(s, *engine));
+  }
+
   std::vector<Answer> answers(questions.size());
+  std::vector<AnswerInterval> intervals(axes.empty() ? 0 : questions.size());
   std::mutex progress_mutex;
   ProgressLine line("plan", questions.size(), 0, !quiet);
   std::size_t done = 0;
   parallel_for(questions.size(), jobs, [&](std::size_t i) {
     const Question& q = questions[i];
     const Scenario& s = scenarios[q.scenario];
-    const Evaluate eval = [&](int nodes, double speed) {
-      return run_point(s, SweepPoint{q.strategy, nodes, speed}, *engine, single[q.scenario]);
+    const auto answer = [&](std::size_t sigma) {
+      const Scenario& at = at_sigma[q.scenario][sigma];
+      const double single = single_at[q.scenario][sigma];
+      const Evaluate eval = [&](int nodes, double speed) {
+        return run_point(at, SweepPoint{q.strategy, nodes, speed}, *engine, single);
+      };
+      if (by_cost) return min_nodes_for_throughput(eval, q.gbps, max_nodes_limit, images_per_s);
+      if (by_nodes) return max_nodes(eval, q.gbps, max_nodes_limit, target);
+      return min_bandwidth(eval, q.nodes, grid, target);
     };
     try {
-      if (by_cost) answers[i] = min_nodes_for_throughput(eval, q.gbps, max_nodes_limit, images_per_s);
-      else if (by_nodes) answers[i] = max_nodes(eval, q.gbps, max_nodes_limit, target);
-      else answers[i] = min_bandwidth(eval, q.nodes, grid, target);
+      answers[i] = answer(0);
+      if (!axes.empty()) {
+        std::vector<Answer> plus, minus;
+        for (std::size_t k = 0; k < axes.steps.size(); ++k) {
+          plus.push_back(answer(1 + 2 * k));
+          minus.push_back(answer(2 + 2 * k));
+        }
+        intervals[i] = answer_interval(answers[i], std::move(plus), std::move(minus), by_cost || by_nodes);
+      }
     } catch (...) {
       rethrow_with(s.network.name + ", " + q.strategy);
     }
@@ -337,7 +425,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   line.finish();
 
   Plan plan{by_cost, by_nodes, target, gbps, images_per_s, max_nodes_limit, grid, prices, json_path,
-            engine->name(), std::move(scenarios), std::move(questions), std::move(answers)};
+            engine->name(), std::move(scenarios), std::move(questions), std::move(answers), std::move(intervals), axes};
   print_answers(plan);
   return 0;
 }

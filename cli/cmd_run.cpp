@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/intervals.hpp"
 #include "cli/options.hpp"
 #include "cli/output_folder.hpp"
 #include "cli/progress.hpp"
@@ -57,7 +58,8 @@ void print_training(const Scenario& s, const std::vector<Result>& results, std::
   t.print(out);
 }
 
-void print_table(const Scenario& s, const std::vector<Result>& results, std::ostream& out) {
+void print_table(const Scenario& s, const std::vector<Result>& results, const calibrate::SigmaAxes& axes,
+                 std::ostream& out) {
   out << s.name << ": " << s.network.name << ", batch " << s.batch_per_gpu << "/GPU, "
       << s.gpus_per_node << " GPU/node, engine " << results.front().engine << ", profile "
       << s.profile.name << ", precision " << to_string(s.numerics.precision) << " (gradients "
@@ -77,16 +79,22 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
         shares.push_back(TimeShare(i));
         break;
       }
-  std::vector<std::string> head = {"strategy", "nodes", "Gbit/s", "images/s", "speedup", "efficiency", "stall", "iter s"};
+  const bool intervals = std::any_of(results.begin(), results.end(), [](const Result& r) { return bool(r.interval); });
+  std::vector<std::string> head = {"strategy", "nodes", "Gbit/s", "images/s"};
+  if (intervals) head.push_back("95% interval");
+  for (const char* h : {"speedup", "efficiency", "stall", "iter s"}) head.push_back(h);
   for (TimeShare x : shares) head.push_back(short_name(x));
   Table t(head);
   std::string last;
   for (const Result& r : results) {
     if (!last.empty() && r.strategy != last) t.separator();
     last = r.strategy;
-    std::vector<std::string> row = {r.strategy + (r.partial() ? " (partial)" : ""), std::to_string(r.cluster.nodes), fixed(r.cluster.nic_gbps, 1),
-                                    fixed(r.images_per_s, 1), fixed(r.speedup, 2) + "x", percent(r.efficiency),
-                                    percent(r.stall_share()), fixed(r.iteration_s, 4)};
+    std::vector<std::string> row = {r.strategy + (r.partial() ? " (partial)" : ""), std::to_string(r.cluster.nodes),
+                                    fixed(r.cluster.nic_gbps, 1), fixed(r.images_per_s, 1)};
+    if (intervals) row.push_back(images_interval(r));
+    for (const std::string& cell : {fixed(r.speedup, 2) + "x", percent(r.efficiency), percent(r.stall_share()),
+                                    fixed(r.iteration_s, 4)})
+      row.push_back(cell);
     for (TimeShare x : shares) row.push_back(percent(r.iteration_s > 0 ? r.breakdown[x] / r.iteration_s : 0));
     t.add(row);
   }
@@ -96,6 +104,7 @@ void print_table(const Scenario& s, const std::vector<Result>& results, std::ost
   for (std::size_t i = 0; i < shares.size(); ++i)
     out << (i ? ", " : "") << short_name(shares[i]) << " = " << share_meaning(shares[i]);
   if (!shares.empty()) out << "\n";
+  if (intervals) out << "\n" << axes.method() << " (results.csv: *_lo, *_hi)\n";
   print_training(s, results, out);
   std::size_t dropped = 0, points = 0;
   for (const Result& r : results)
@@ -179,7 +188,7 @@ int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string scenario_path, engine_name, out_dir, trace_workers, coordinator;
   std::vector<std::string> trace_points;
-  bool trace = false, quiet = false, all_iterations = false, reduce = false, no_reduce = false;
+  bool trace = false, quiet = false, all_iterations = false, reduce = false, no_reduce = false, no_interval = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file");
   add_engine_option(desc, engine_name);
@@ -201,6 +210,9 @@ int cmd_run(const std::vector<std::string>& args) {
                      "slower: for checking)");
   desc.add_options()("coordinator", po::value(&coordinator),
                      "HOST:PORT: with --engine live under mpirun, where the ranks meet (rank r is node r)");
+  desc.add_options()("no-interval", po::bool_switch(&no_interval),
+                     "with a fitted profile: no 95% intervals (they rerun the scenario twice per principal "
+                     "axis of the fit's covariance)");
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no table, no progress");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -263,6 +275,16 @@ int cmd_run(const std::vector<std::string>& args) {
     failure = f.what();
   }
   line.finish();
+  // Error bars from the fit's covariance, through the same engine. A measuring engine's
+  // figures are measurements, not predictions from the fitted parameters.
+  calibrate::SigmaAxes axes;
+  if (!s.profile.fit_covariance.empty() && !no_interval && failure.empty()) {
+    if (info.capabilities.measures)
+      std::cerr << "possim: note: the " << engine->name() << " engine measures: no interval from profile "
+                << s.profile.name << "'s fit covariance\n";
+    else
+      axes = add_intervals(s, *engine, jobs, results, !quiet);
+  }
 
   nlohmann::json j = {{"scenario", s.name},
                       {"scenario_path", s.path},
@@ -276,6 +298,11 @@ int cmd_run(const std::vector<std::string>& args) {
                       {"provenance", provenance_json(s, engine->name())},
                       {"results", nlohmann::json::array()}};
   if (!failure.empty()) j["failure"] = failure;
+  if (!axes.empty())
+    j["uncertainty"] = {{"method", axes.method()},
+                        {"parameters", axes.parameters},
+                        {"reruns", axes.reruns()},
+                        {"covariance_source", s.profile.fit_covariance.source}};
   for (const Result& r : results) j["results"].push_back(result_to_json(r));
   out.write("results.json", j.dump(2) + "\n");
   out.write("results.csv", results_csv(results));
@@ -283,7 +310,7 @@ int cmd_run(const std::vector<std::string>& args) {
   out.commit();
 
   if (!quiet) {
-    print_table(s, results, std::cout);
+    print_table(s, results, axes, std::cout);
     std::cout << "\nwrote " << out_dir << "/results.json and " << out_dir << "/results.csv\n";
     for (const std::string& line : trace_lines) std::cout << line << "\n";
   }

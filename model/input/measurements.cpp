@@ -34,7 +34,8 @@ const std::vector<std::string> kOptional = {"iteration_s", "images_per_s", "spee
 const std::vector<std::string> kResultColumns = {
     "engine", "latency_s", "server_shards", "batch_per_gpu", "scaling_efficiency",
     "gpu_busy_s", "gpu_stall_s", "stall_share", "sent_bytes_per_node_max",
-    "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean"};
+    "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean",
+    "iteration_s_lo", "iteration_s_hi", "images_per_s_lo", "images_per_s_hi", "speedup_lo", "speedup_hi"};
 const std::vector<std::string> kText = {"model", "strategy", "stack", "profile", "source"};
 
 constexpr long long kMaxBatch = limits::kMaxBatchPerGpu;  // as a scenario's batch_per_gpu

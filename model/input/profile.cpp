@@ -2,6 +2,7 @@
 // layer-timing rules of profile.hpp.
 #include "model/input/profile.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -45,7 +46,7 @@ const std::vector<std::string> kTopFields = {
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
     "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "optimizer_bytes_per_s", "stacks",
-    "default_stacks", "sources"};
+    "default_stacks", "sources", "fit_covariance"};
 // clang-format on
 
 using json_check::Reader;
@@ -322,6 +323,15 @@ const std::vector<std::string>& stack_parameter_names() {
   return n;
 }
 
+const std::vector<std::string>& fit_parameter_names() {
+  static const std::vector<std::string> n = [] {
+    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale"};
+    for (const auto& s : stack_parameter_names()) v.push_back(s);
+    return v;
+  }();
+  return n;
+}
+
 double* Profile::parameter_field(const std::string& n) {
   if (n == "server_apply_bytes_per_s") return &server_apply_bytes_per_s;
   if (n == "per_message_s") return &per_message_s;
@@ -569,6 +579,64 @@ static void read_stack_section(const Reader& r, const json& j, Profile& p) {
 
 }
 
+// "fit_covariance": what possim calibrate fit wrote; checked whole, since a run multiplies
+// parameters by exp() of it.
+static FitCovariance read_fit_covariance(const Reader& r, const json& v, const Profile& p) {
+  const std::string at = "fit_covariance";
+  object(r, v, at);
+  r.only_known(v, at, {"parameters", "log_covariance", "source"});
+  FitCovariance c;
+  const json& names = r.array(r.require(v, at, "parameters", "a list of fitted parameter names"),
+                              at + ".parameters", "a list of fitted parameter names");
+  if (names.empty() || names.size() > 64)
+    r.fail(at + ".parameters", "has " + std::to_string(names.size()) + " names", "1 to 64 names");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string where = json_check::index(at + ".parameters", i);
+    const std::string n = text(r, names[i], where);
+    const auto dot = n.find('.');
+    const std::string stack = dot == std::string::npos ? "" : n.substr(0, dot);
+    const std::string param = dot == std::string::npos ? n : n.substr(dot + 1);
+    const auto& all = fit_parameter_names();
+    const bool known = stack.empty() ? std::find(all.begin(), all.end(), n) != all.end()
+                                     : p.stacks.count(stack) &&
+                                           std::find(stack_parameter_names().begin(), stack_parameter_names().end(),
+                                                     param) != stack_parameter_names().end();
+    if (!known) r.fail(where, "'" + n + "' is not a parameter a fit frees here", "a name of possim calibrate fit --free");
+    if (std::find(c.parameters.begin(), c.parameters.end(), n) != c.parameters.end())
+      r.fail(where, "'" + n + "' is listed twice", "each parameter once");
+    c.parameters.push_back(n);
+  }
+  const std::size_t k = c.parameters.size();
+  const json& rows = r.array(r.require(v, at, "log_covariance", "a square matrix"), at + ".log_covariance",
+                             "a square matrix: one row per parameter");
+  if (rows.size() != k)
+    r.fail(at + ".log_covariance", "has " + std::to_string(rows.size()) + " rows for " + std::to_string(k) + " parameters",
+           "one row per parameter");
+  // A log-variance of 25 is a 1-sigma factor of e^5 = 148: beyond that no figure is meant.
+  constexpr double kMaxLogVariance = 25;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::string row = json_check::index(at + ".log_covariance", i);
+    const json& cols = r.array(rows[i], row, "a row of numbers");
+    if (cols.size() != k)
+      r.fail(row, "has " + std::to_string(cols.size()) + " numbers", std::to_string(k) + " numbers");
+    c.log_covariance.emplace_back();
+    for (std::size_t j = 0; j < k; ++j)
+      c.log_covariance[i].push_back(r.number(cols[j], json_check::index(row, j), i == j ? 0 : -kMaxLogVariance,
+                                             kMaxLogVariance, i == j ? "a log-variance in [0, 25]" : "a log-covariance in [-25, 25]"));
+  }
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const double a = c.log_covariance[i][j], b = c.log_covariance[j][i];
+      if (std::fabs(a - b) > 1e-9 * std::max(std::fabs(a), std::fabs(b)) ||
+          a * a > c.log_covariance[i][i] * c.log_covariance[j][j] * (1 + 1e-9))
+        r.fail(json_check::index(json_check::index(at + ".log_covariance", i), j),
+               "is not a covariance with its transpose and diagonal",
+               "symmetric, |c_ij| <= sqrt(c_ii c_jj)");
+    }
+  c.source = v.contains("source") ? text(r, v["source"], at + ".source") : "";
+  return c;
+}
+
 Profile parse_profile(const std::string& json_text, const std::string& where) {
   const Reader r(where);
   json j = r.parse(json_text, "a possim-profile-1 JSON object");
@@ -645,6 +713,7 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
              "batch / images_per_s > per_iteration_s");
 
   read_stack_section(r, j, p);
+  if (j.contains("fit_covariance")) p.fit_covariance = read_fit_covariance(r, j["fit_covariance"], p);
 
   if (j.contains("sources")) {
     object(r, j["sources"], "sources");

@@ -60,6 +60,21 @@ struct SoftwareStack {
 
 // The top-level fields a stack may override: software costs, never the node's physics.
 const std::vector<std::string>& stack_parameter_names();
+// The parameters possim calibrate fit may free: the node's physics (tcp_goodput,
+// tcp_host_bytes_per_s, pcie_bytes_per_s, compute_scale: a factor on the compute speed) and
+// the software parameters, top-level ("per_message_s") or one stack's ("STACK.per_message_s").
+const std::vector<std::string>& fit_parameter_names();
+
+// What a least-squares fit (possim calibrate fit) left uncertain: the covariance of the
+// natural logarithms of its fitted parameters (the fit works in log space, so a parameter's
+// relative uncertainty), for the parameters the points determined. Engines ignore it; a run
+// propagates it to each prediction (calibrate/uncertainty.hpp).
+struct FitCovariance {
+  std::vector<std::string> parameters;  // fit_parameter_names(), STACK. qualified or not
+  std::vector<std::vector<double>> log_covariance;  // [i][j], symmetric, diagonal >= 0
+  std::string source;                               // which fits, on which points
+  bool empty() const { return parameters.empty(); }
+};
 
 struct Profile {
   std::string name;
@@ -135,6 +150,8 @@ struct Profile {
   Numerics numerics;      // set by with_numerics: the precision layer times and rebuilds use
 
   std::map<std::string, std::string> sources;  // field name -> where its number came from
+  // Set by possim calibrate fit; dropped where a profile is derived or its compute replaced.
+  FitCovariance fit_covariance;
 
   // Forward/backward seconds per layer of `net` at `batch` images:
   // 1. measured per-layer timings for this model and batch, if present;

@@ -343,6 +343,10 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
   Profile p = base;
   p.name = name;
   p.path = "derived:" + name;
+  // The base's fit left its network and software parameters uncertain, but the derived
+  // compute is a roofline scaling with no error bar of its own: an interval from the copied
+  // parameters alone would claim a confidence the derivation does not have.
+  p.fit_covariance = {};
   p.device = t.device + " [derived by possim profile derive from profile " + base.name +
              ", measured on " + bs.device + "]";
 

@@ -454,6 +454,16 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
   return s;
 }
 
+Scenario with_profile(const Scenario& s, const Profile& p) {
+  Scenario out = s;
+  out.profile = p.with_numerics(s.numerics);
+  out.profile_ref = p.path;
+  out.strategy_profiles.clear();
+  for (const auto& [strategy, _] : s.strategy_profiles)
+    out.strategy_profiles[strategy] = out.profile.for_strategy(strategy, s.stacks.count(strategy) ? s.stacks.at(strategy) : "");
+  return out;
+}
+
 const Profile& Scenario::profile_for(const std::string& strategy) const {
   auto it = strategy_profiles.find(strategy);
   return it == strategy_profiles.end() ? profile : it->second;

@@ -78,6 +78,11 @@ Scenario load_scenario(const std::string& path);
 Scenario parse_scenario(const std::string& json_text, const std::string& where,
                         const std::string& base_dir);
 
+// `s` run on profile `p` instead (its precision applied, each strategy's stack re-applied):
+// a fitted profile's predictions, or a perturbed one's. Throws InputError naming `p` when
+// it lacks a stack the scenario names or a peak for its precision.
+Scenario with_profile(const Scenario& s, const Profile& p);
+
 // A name that can become a file or folder name (results/NAME): letters, digits, '.', '_' and
 // '-', at most limits::kMaxNameChars, not "." or "..".
 bool safe_name(const std::string& name);

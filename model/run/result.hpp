@@ -1,6 +1,7 @@
 // What an engine reports for one plan: the same fields whichever engine ran it.
 #pragma once
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,14 @@ struct Result {
   double single_gpu_images_per_s = 0;  // baseline for speedup (same profile, one GPU)
   double speedup = 0;
   double efficiency = 0;            // speedup / GPUs
+  // A 95% interval of the prediction, propagated from the profile's fit covariance
+  // (calibrate/uncertainty.hpp); absent when none was (no covariance, or a measuring engine).
+  struct Interval {
+    double iteration_s_lo = 0, iteration_s_hi = 0;
+    double images_per_s_lo = 0, images_per_s_hi = 0;
+    double speedup_lo = 0, speedup_hi = 0;
+  };
+  std::optional<Interval> interval;
   double gpu_busy_s = 0;            // per iteration, representative (or mean) GPU
   double gpu_stall_s = 0;           // iteration_s - gpu_busy_s
   // Where the steady iteration goes (model/run/breakdown.hpp): adds up to iteration_s.

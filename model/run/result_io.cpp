@@ -1,5 +1,6 @@
 #include "model/run/result_io.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -73,6 +74,15 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
           {"flows_per_iteration", r.flows_per_iteration},
           {"layers", layers},
           {"links", links}};
+  if (r.interval) {
+    const Result::Interval& i = *r.interval;
+    j["iteration_s_lo"] = i.iteration_s_lo;
+    j["iteration_s_hi"] = i.iteration_s_hi;
+    j["images_per_s_lo"] = i.images_per_s_lo;
+    j["images_per_s_hi"] = i.images_per_s_hi;
+    j["speedup_lo"] = i.speedup_lo;
+    j["speedup_hi"] = i.speedup_hi;
+  }
   j["partial"] = r.partial();
   if (r.partial()) j["failure"] = r.failure;
   if (!r.training_loss.empty()) {
@@ -109,7 +119,8 @@ const std::vector<std::string>& result_fields() {
       "gpu_busy_s", "gpu_stall_s", "stall_share", "time_s", "sent_bytes_per_node_max",
       "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean",
       "traffic_max_over_mean", "flows_per_iteration", "layers", "links", "partial", "failure",
-      "training_loss", "replicas_agree", "timeline",
+      "training_loss", "replicas_agree", "timeline", "iteration_s_lo", "iteration_s_hi", "images_per_s_lo",
+      "images_per_s_hi", "speedup_lo", "speedup_hi",
       // a sweep's results.json adds its point
       "point", "point_key"};
   return names;
@@ -195,6 +206,31 @@ TimelineEvent event_from_json(const nlohmann::json& e, const Reader& r, const st
   return ev;
 }
 
+// The interval fields: all six or none, each pair around its figure.
+std::optional<Result::Interval> interval_from_json(const nlohmann::json& j, const Reader& r, const std::string& at,
+                                                   const Result& res) {
+  const char* names[] = {"iteration_s_lo", "iteration_s_hi", "images_per_s_lo", "images_per_s_hi", "speedup_lo", "speedup_hi"};
+  int present = 0;
+  for (const char* n : names) present += j.contains(n) ? 1 : 0;
+  if (present == 0) return std::nullopt;
+  if (present != 6)
+    for (const char* n : names)
+      if (!j.contains(n)) r.fail(json_check::join(at, n), "missing beside the other interval fields", "all six or none");
+  Result::Interval i;
+  const auto pair = [&](const char* lo, const char* hi, double value, double max, const char* unit, double& l, double& h) {
+    l = num(j, r, at, lo, 0, max, unit);
+    h = num(j, r, at, hi, 0, max, unit);
+    // Rounding of the printed figures aside, the interval holds its prediction.
+    const double slack = 1e-9 * std::max(1.0, value);
+    if (!(l <= value + slack)) r.fail(json_check::join(at, lo), "is above the prediction", "at most the prediction");
+    if (!(h >= value - slack)) r.fail(json_check::join(at, hi), "is below the prediction", "at least the prediction");
+  };
+  pair("iteration_s_lo", "iteration_s_hi", res.iteration_s, kMaxSeconds, "seconds", i.iteration_s_lo, i.iteration_s_hi);
+  pair("images_per_s_lo", "images_per_s_hi", res.images_per_s, kMaxRate, "images/s", i.images_per_s_lo, i.images_per_s_hi);
+  pair("speedup_lo", "speedup_hi", res.speedup, kMaxRate, "a speedup", i.speedup_lo, i.speedup_hi);
+  return i;
+}
+
 }  // namespace
 
 Result result_from_json(const nlohmann::json& j, const Reader& r, const std::string& at) {
@@ -268,6 +304,7 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
   res.single_gpu_images_per_s = num(j, r, at, "single_gpu_images_per_s", 0, kMaxRate, "images/s");
   res.speedup = num(j, r, at, "speedup", 0, kMaxRate, "a speedup");
   res.efficiency = num(j, r, at, "scaling_efficiency", 0, kMaxRate, "a fraction");
+  res.interval = interval_from_json(j, r, at, res);
   res.gpu_busy_s = num(j, r, at, "gpu_busy_s", 0, kMaxSeconds, "seconds");
   res.gpu_stall_s = num(j, r, at, "gpu_stall_s", -kMaxSeconds, kMaxSeconds, "seconds");  // SSP: can be < 0
   res.breakdown = breakdown_from_json(r.require(j, at, "time_s", "an object"), r, json_check::join(at, "time_s"));
@@ -329,6 +366,9 @@ std::string results_csv(const std::vector<Result>& results) {
          "gpu_stall_s,stall_share,sent_bytes_per_node_max,received_bytes_per_node_max,"
          "sent_bytes_per_node_mean,received_bytes_per_node_mean,reduced_to_nodes,dropped_worker_steps,partial";
   for (std::size_t i = 0; i < kTimeShares; ++i) out << ',' << column_name(TimeShare(i));
+  // Interval columns only where a run propagated one: other files keep their columns.
+  const bool intervals = std::any_of(results.begin(), results.end(), [](const Result& r) { return bool(r.interval); });
+  if (intervals) out << ",iteration_s_lo,iteration_s_hi,images_per_s_lo,images_per_s_hi,speedup_lo,speedup_hi";
   out << '\n';
   for (const Result& r : results) {
     const Result::Spread spread = r.iteration_spread();
@@ -341,6 +381,11 @@ std::string results_csv(const std::vector<Result>& results) {
         << r.received_bytes_max << ',' << r.sent_bytes_mean << ',' << r.received_bytes_mean << ','
         << r.reduced_to_nodes << ',' << r.dropped_worker_steps() << ',' << (r.partial() ? 1 : 0);
     for (double v : r.breakdown.s) out << ',' << v;
+    if (intervals && r.interval)
+      out << ',' << r.interval->iteration_s_lo << ',' << r.interval->iteration_s_hi << ',' << r.interval->images_per_s_lo
+          << ',' << r.interval->images_per_s_hi << ',' << r.interval->speedup_lo << ',' << r.interval->speedup_hi;
+    else if (intervals)
+      out << ",,,,,,";
     out << '\n';
   }
   return out.str();

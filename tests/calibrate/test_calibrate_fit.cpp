@@ -17,6 +17,7 @@
 #include "calibrate/line_fit.hpp"
 #include "model/input/measurements.hpp"
 #include "calibrate/profile_json.hpp"
+#include "calibrate/uncertainty.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/input/layer_json.hpp"
@@ -174,11 +175,36 @@ TEST_CASE("fit recovers known parameters from possim's own iteration times with 
                                 {"vgg19", 32, "wfbp", 8, 10.0},
                                 {"vgg19", 32, "poseidon", 16, 40.0}});
   measure(held, truth, 0.0, 1);
-  for (const PointResult& r : predict_points(f.fitted, held, {}, AnalyticEngine())) {
+  const std::vector<PointResult> predicted = predict_points(f.fitted, held, {}, AnalyticEngine());
+  for (const PointResult& r : predicted) {
     INFO(r.point.where << ": truth " << r.point.iteration_s << " s, predicted " << r.predicted_s
                        << " s");
     CHECK(std::abs(r.residual) < 0.03);
   }
+  // The fitted profile keeps the covariance of all five, and its 95% intervals (the
+  // prediction at each sigma point) hold the truth: at least 5 of these 6 points (expected
+  // 5.7), none wider than +/- 5%.
+  REQUIRE(f.fitted.fit_covariance.parameters == kNames);
+  const SigmaAxes axes = sigma_axes(f.fitted, kNames);
+  REQUIRE(axes.steps.size() == kNames.size());
+  std::vector<std::vector<PointResult>> plus, minus;
+  for (const auto& step : axes.steps) {
+    std::vector<double> back;
+    for (double x : step) back.push_back(-x);
+    plus.push_back(predict_points(perturbed(f.fitted, kNames, step), held, {}, AnalyticEngine()));
+    minus.push_back(predict_points(perturbed(f.fitted, kNames, back), held, {}, AnalyticEngine()));
+  }
+  int inside = 0;
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    std::vector<double> up, down;
+    for (std::size_t k = 0; k < plus.size(); ++k) up.push_back(plus[k][i].predicted_s), down.push_back(minus[k][i].predicted_s);
+    const auto [lo, hi] = interval_of(predicted[i].predicted_s, up, down);
+    INFO(predicted[i].point.where << ": truth " << held.points[i].iteration_s << " s, 95% [" << lo << ", " << hi << "]");
+    CHECK(hi / lo < 1.1);
+    CHECK(lo < predicted[i].predicted_s);
+    inside += lo <= held.points[i].iteration_s && held.points[i].iteration_s <= hi ? 1 : 0;
+  }
+  CHECK(inside >= 5);
   // ... and the base profile did not (the fit is what makes them right).
   double worst = 0;
   for (const PointResult& r : predict_points(base, held, {}, AnalyticEngine()))

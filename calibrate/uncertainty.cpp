@@ -1,0 +1,129 @@
+#include "calibrate/uncertainty.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+#include "calibrate/cluster_fit.hpp"
+#include "model/input/error.hpp"
+
+namespace possim::calibrate {
+
+namespace {
+
+bool physics(const std::string& n) {
+  return n == "tcp_goodput" || n == "tcp_host_bytes_per_s" || n == "pcie_bytes_per_s" || n == "compute_scale";
+}
+
+}  // namespace
+
+std::string SigmaAxes::method() const {
+  std::string names;
+  for (const auto& n : parameters) names += (names.empty() ? "" : ", ") + n;
+  return "95% intervals: profile " + profile + "'s fit covariance of " + names +
+         " (the fitted parameters this scenario reads), propagated by rerunning at +/- 1 sigma along its " +
+         std::to_string(steps.size()) + " principal axes with the same engine (linearised in log space); " +
+         "parameter uncertainty only, not mechanisms the model lacks";
+}
+
+std::vector<std::string> parameters_read(const Scenario& s) {
+  std::vector<std::string> out;
+  for (const std::string& name : s.profile.fit_covariance.parameters) {
+    const auto dot = name.find('.');
+    bool read = physics(name);
+    for (const auto& [strategy, p] : s.strategy_profiles) {
+      if (read) break;
+      if (dot != std::string::npos)
+        read = p.stack == name.substr(0, dot);
+      else
+        read = p.stack.empty() || !s.profile.stacks.at(p.stack).params.count(name);
+    }
+    if (read) out.push_back(name);
+  }
+  return out;
+}
+
+SigmaAxes sigma_axes(const Scenario& s) { return sigma_axes(s.profile, parameters_read(s)); }
+
+SigmaAxes sigma_axes(const Profile& p, const std::vector<std::string>& parameters) {
+  SigmaAxes axes;
+  axes.profile = p.name;
+  const FitCovariance& c = p.fit_covariance;
+  axes.parameters = parameters;
+  const Eigen::Index k = Eigen::Index(axes.parameters.size());
+  if (k == 0) return axes;
+  std::vector<std::size_t> at;  // index of each read parameter in the covariance
+  for (const auto& n : axes.parameters)
+    at.push_back(std::size_t(std::find(c.parameters.begin(), c.parameters.end(), n) - c.parameters.begin()));
+  Eigen::MatrixXd m(k, k);
+  for (Eigen::Index i = 0; i < k; ++i)
+    for (Eigen::Index j = 0; j < k; ++j) m(i, j) = c.log_covariance[at[std::size_t(i)]][at[std::size_t(j)]];
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(m);
+  const Eigen::VectorXd lambda = eig.eigenvalues();  // ascending
+  const double largest = std::max(lambda[k - 1], 0.0);
+  // Rounding leaves a singular covariance's zero eigenvalues at about -1e-16 of the largest.
+  if (lambda[0] < -1e-9 * std::max(largest, 1e-300))
+    throw InputError(p.path, "fit_covariance.log_covariance",
+                     "is not a covariance: it has a negative eigenvalue (" + std::to_string(lambda[0]) + ")",
+                     "a positive semi-definite matrix, as possim calibrate fit writes");
+  for (Eigen::Index a = k - 1; a >= 0; --a) {
+    if (lambda[a] <= 1e-12 * largest || lambda[a] <= 0) continue;  // no spread along this axis
+    std::vector<double> step;
+    for (Eigen::Index i = 0; i < k; ++i) step.push_back(std::sqrt(lambda[a]) * eig.eigenvectors()(i, a));
+    axes.steps.push_back(std::move(step));
+  }
+  return axes;
+}
+
+Profile perturbed(const Profile& p, const std::vector<std::string>& parameters, const std::vector<double>& log_step) {
+  std::vector<double> values;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const auto [lo, hi] = parameter_range(parameters[i]);
+    // compute_scale is relative to the profile (1); the rest are the profile's values.
+    const double v = profile_parameter(p, parameters[i]) * std::exp(log_step.at(i));
+    values.push_back(parameters[i] == "compute_scale" ? v : std::clamp(v, lo, hi));
+  }
+  return with_parameters(p, parameters, values);
+}
+
+Scenario perturbed(const Scenario& s, const std::vector<std::string>& parameters, const std::vector<double>& log_step) {
+  return with_profile(s, perturbed(s.profile, parameters, log_step));
+}
+
+std::pair<double, double> interval_of(double central, const std::vector<double>& plus, const std::vector<double>& minus) {
+  double variance = 0;
+  for (std::size_t a = 0; a < plus.size(); ++a)
+    if (plus[a] > 0 && minus[a] > 0) {
+      const double half = 0.5 * (std::log(plus[a]) - std::log(minus[a]));
+      variance += half * half;
+    }
+  const double sigma = std::sqrt(variance);
+  return {central * std::exp(-kIntervalZ * sigma), central * std::exp(kIntervalZ * sigma)};
+}
+
+void attach_intervals(std::vector<Result>& central, const std::vector<std::vector<Result>>& plus,
+                      const std::vector<std::vector<Result>>& minus) {
+  for (std::size_t i = 0; i < central.size(); ++i) {
+    Result& r = central[i];
+    if (r.partial() || !(r.iteration_s > 0)) continue;
+    std::vector<double> it_p, it_m, im_p, im_m, sp_p, sp_m;
+    bool complete = true;
+    for (std::size_t a = 0; a < plus.size(); ++a) {
+      if (i >= plus[a].size() || i >= minus[a].size() || plus[a][i].partial() || minus[a][i].partial()) {
+        complete = false;
+        break;
+      }
+      it_p.push_back(plus[a][i].iteration_s), it_m.push_back(minus[a][i].iteration_s);
+      im_p.push_back(plus[a][i].images_per_s), im_m.push_back(minus[a][i].images_per_s);
+      sp_p.push_back(plus[a][i].speedup), sp_m.push_back(minus[a][i].speedup);
+    }
+    if (!complete) continue;
+    Result::Interval v;
+    std::tie(v.iteration_s_lo, v.iteration_s_hi) = interval_of(r.iteration_s, it_p, it_m);
+    std::tie(v.images_per_s_lo, v.images_per_s_hi) = interval_of(r.images_per_s, im_p, im_m);
+    std::tie(v.speedup_lo, v.speedup_hi) = interval_of(r.speedup, sp_p, sp_m);
+    r.interval = v;
+  }
+}
+
+}  // namespace possim::calibrate

@@ -1,0 +1,36 @@
+#include "cli/intervals.hpp"
+
+#include "cli/progress.hpp"
+#include "cli/table.hpp"
+#include "model/run/sweep.hpp"
+
+namespace possim::cli {
+
+calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int jobs, std::vector<Result>& results,
+                                   bool progress) {
+  calibrate::SigmaAxes axes = calibrate::sigma_axes(s);
+  if (axes.empty()) return axes;
+  const std::size_t points = sweep_points(s).size();
+  ProgressLine line("interval", axes.reruns() * points, 0, progress, /*terminal_only=*/true);
+  std::size_t before = 0;
+  const auto tick = [&](std::size_t done, std::size_t, const Result& r) { line.update(before + done, result_label(r)); };
+  std::vector<std::vector<Result>> plus, minus;
+  for (const std::vector<double>& step : axes.steps) {
+    std::vector<double> back;
+    for (double x : step) back.push_back(-x);
+    plus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, step), engine, jobs, tick));
+    before += points;
+    minus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, back), engine, jobs, tick));
+    before += points;
+  }
+  line.finish();
+  calibrate::attach_intervals(results, plus, minus);
+  return axes;
+}
+
+std::string images_interval(const Result& r) {
+  if (!r.interval) return "-";
+  return fixed(r.interval->images_per_s_lo, 1) + "-" + fixed(r.interval->images_per_s_hi, 1);
+}
+
+}  // namespace possim::cli
