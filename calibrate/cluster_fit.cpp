@@ -75,8 +75,9 @@ bool is_stack_parameter(const std::string& n) {
 
 }  // namespace
 
-FitCovariance merged_covariance(const FitCovariance& base, const ClusterFit& fit, const std::string& points_path,
+FitCovariance merged_covariance(const Profile& base_profile, const ClusterFit& fit, const std::string& points_path,
                                 const std::string& engine) {
+  const FitCovariance& base = base_profile.fit_covariance;
   // The parameters this fit determined: inside their range, finite sigma, and with more
   // points than parameters (else s^2, and with it every variance, is unknown, not zero).
   std::vector<std::size_t> kept;
@@ -91,9 +92,12 @@ FitCovariance merged_covariance(const FitCovariance& base, const ClusterFit& fit
   FitCovariance c;
   // The base's parameters this fit did not free keep their block; between the two fits
   // the covariance is unknown and taken as 0 (this fit held them at their values).
+  // (Not those of a stack the base no longer has: a caller may have removed it.)
   for (std::size_t i = 0; i < base.parameters.size(); ++i) {
-    if (std::find(fit.names.begin(), fit.names.end(), base.parameters[i]) != fit.names.end()) continue;
-    c.parameters.push_back(base.parameters[i]);
+    const std::string& n = base.parameters[i];
+    if (std::find(fit.names.begin(), fit.names.end(), n) != fit.names.end()) continue;
+    if (const auto dot = n.find('.'); dot != std::string::npos && !base_profile.stacks.count(n.substr(0, dot))) continue;
+    c.parameters.push_back(n);
   }
   const std::size_t from_base = c.parameters.size();
   for (std::size_t i : kept) c.parameters.push_back(fit.names[i]);
@@ -433,7 +437,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
     }
   }
-  p.fit_covariance = merged_covariance(base.fit_covariance, fit, m.path, engine.name());
+  p.fit_covariance = merged_covariance(base, fit, m.path, engine.name());
   fit.fitted = p;
   check_loadable(base, fit);
   return fit;

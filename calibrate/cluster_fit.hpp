@@ -88,8 +88,9 @@ struct ClusterFit {
 };
 
 // The fitted profile's covariance: this fit's determined parameters (finite sigma, inside
-// their range, more points than parameters) and the base's block for those it did not free.
-FitCovariance merged_covariance(const FitCovariance& base, const ClusterFit& fit, const std::string& points_path,
+// their range, more points than parameters) and the base's block for those it did not free
+// (of the stacks the base has).
+FitCovariance merged_covariance(const Profile& base, const ClusterFit& fit, const std::string& points_path,
                                 const std::string& engine);
 
 // Throws InputError when there are fewer points than free parameters.

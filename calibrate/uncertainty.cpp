@@ -22,7 +22,7 @@ std::string SigmaAxes::method() const {
   for (const auto& n : parameters) names += (names.empty() ? "" : ", ") + n;
   return "95% intervals: profile " + profile + "'s fit covariance of " + names +
          " (the fitted parameters this scenario reads), propagated by rerunning at +/- 1 sigma along its " +
-         std::to_string(steps.size()) + " principal axes with the same engine (linearised in log space); " +
+         std::to_string(steps.size()) + " principal axes with the same engine, up and down deviations in log space added apart; " +
          "parameter uncertainty only, not mechanisms the model lacks";
 }
 
@@ -91,14 +91,19 @@ Scenario perturbed(const Scenario& s, const std::vector<std::string>& parameters
 }
 
 std::pair<double, double> interval_of(double central, const std::vector<double>& plus, const std::vector<double>& minus) {
-  double variance = 0;
-  for (std::size_t a = 0; a < plus.size(); ++a)
-    if (plus[a] > 0 && minus[a] > 0) {
-      const double half = 0.5 * (std::log(plus[a]) - std::log(minus[a]));
-      variance += half * half;
+  // Each axis moves the figure up on one side and down on the other (or, across a kink
+  // such as a resource that stops binding, one way only): the upward and downward log
+  // deviations add in quadrature separately.
+  double up = 0, down = 0;
+  if (central > 0)
+    for (std::size_t a = 0; a < plus.size(); ++a) {
+      if (!(plus[a] > 0 && minus[a] > 0)) continue;
+      const double p = std::log(plus[a] / central), m = std::log(minus[a] / central);
+      const double u = std::max({p, m, 0.0}), d = std::max({-p, -m, 0.0});
+      up += u * u;
+      down += d * d;
     }
-  const double sigma = std::sqrt(variance);
-  return {central * std::exp(-kIntervalZ * sigma), central * std::exp(kIntervalZ * sigma)};
+  return {central * std::exp(-kIntervalZ * std::sqrt(down)), central * std::exp(kIntervalZ * std::sqrt(up))};
 }
 
 void attach_intervals(std::vector<Result>& central, const std::vector<std::vector<Result>>& plus,

@@ -3,12 +3,13 @@
 //
 // Method (sigma points, linearised in log space): of the fitted parameters, keep the k the
 // scenario reads; step each principal axis of their log-covariance by +/- one standard
-// deviation (2k reruns of the scenario with the same engine); a figure f's log standard
-// deviation is sqrt(sum over axes of ((ln f+ - ln f-) / 2)^2), exact for a figure that is
-// log-linear in the parameters and a central slope across the kinks of a piecewise-linear
-// one; its 95% interval is f exp(-/+ 1.96 sigma). The interval holds the fit's parameter
-// uncertainty (which includes the scatter of its points, s^2), not mechanisms the model
-// lacks.
+// deviation (2k reruns of the scenario with the same engine). Each axis moves a figure f up
+// by u_a = max(ln f+/f, ln f-/f, 0) and down by d_a = max(ln f/f+, ln f/f-, 0); the 95%
+// interval is [f exp(-1.96 sqrt(sum d_a^2)), f exp(1.96 sqrt(sum u_a^2))]: exact for a figure
+// log-linear in the parameters, and one-sided where a kink of the piecewise-linear model
+// lets a parameter move it one way only (a GPU-bound point is never faster than its
+// compute). The interval holds the fit's parameter uncertainty (which includes the scatter
+// of its points, s^2), not mechanisms the model lacks.
 #pragma once
 #include <string>
 #include <vector>

@@ -160,7 +160,8 @@ int cmd_derive(const std::vector<std::string>& args) {
   const Profile p = derive_profile(base, bs, t, name.empty() ? t.name : name);
 
   // Every field the profile struct has, then any top-level field of the base file that the
-  // writer does not know (a newer format section): copied through unchanged.
+  // writer does not know (a newer format section): copied through unchanged. Not the base's
+  // fit covariance, which derive_profile drops on purpose (the writer omits it when empty).
   nlohmann::ordered_json j = calibrate::profile_to_json(p);
   {
     const std::string base_text = read_input_file(base.path, "profile file", "an existing profile JSON");
@@ -168,7 +169,7 @@ int cmd_derive(const std::vector<std::string>& args) {
     const auto raw = nlohmann::ordered_json::parse(base_text, nullptr, /*allow_exceptions=*/false);
     if (raw.is_object())
       for (const auto& item : raw.items())
-        if (!j.contains(item.key())) j[item.key()] = item.value();
+        if (!j.contains(item.key()) && item.key() != "fit_covariance") j[item.key()] = item.value();
   }
   const std::string text = j.dump(2) + "\n";
   parse_profile(text, out);  // possim must accept what it writes

@@ -173,6 +173,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
     throw InputError("--gather-timeout", "", "is not in range", "seconds in [1, 1e6]");
   const SweepGrid grid = load_sweep(sweep_path, RunIdentity{engine->name(), all_iterations});
   for (const auto& caveat : grid.caveats) std::cerr << "possim: warning: some points: " << caveat << "\n";
+  // A sweep records one run per point: the sigma-point reruns are run's and plan's.
+  if (!quiet && !grid.points.empty() && !grid.scenario(0).profile.fit_covariance.empty())
+    std::cerr << "possim: note: profile " << grid.scenario(0).profile.name
+              << " has a fit covariance; a sweep gives no intervals (possim run and possim plan do)\n";
   if (!vm.count("out")) out = "results/" + grid.name + "/" + engine->name();
   // A shard's own folder: under the sweep's, unless --out names it (a batch job's shard).
   const bool own_folder = shard.count > 1 && (shard.mpi || !vm.count("out"));

@@ -79,6 +79,7 @@ Profile stackless(const std::string& name) {
   Profile p = load_profile(name);
   p.stacks.clear();
   p.default_stacks.clear();
+  p.fit_covariance = {};  // it names the stacks' parameters
   return p;
 }
 

@@ -156,6 +156,10 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
       {[](json& r) { r["partial"] = true; }, "results[0].failure: missing"},
       {[](json& r) { r["surprise"] = 1; }, "results[0].surprise: unknown field"},
       {[](json& r) { r.erase("links"); }, "results[0].links: missing"},
+      // The run's profile is fitted (titanx_maxwell), so its results carry 95% intervals.
+      {[](json& r) { r["images_per_s_lo"] = 2 * r["images_per_s"].get<double>(); }, "results[0].images_per_s_lo: is above"},
+      {[](json& r) { r["speedup_hi"] = 0; }, "results[0].speedup_hi: is below"},
+      {[](json& r) { r.erase("iteration_s_hi"); }, "results[0].iteration_s_hi: missing"},
   };
   for (const Case& c : cases) {
     json evil = j;
@@ -189,7 +193,15 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
   };
   for (const auto& [what, edit] : edges) {
     json e = j;
-    for (auto& r : e["results"]) edit(r);
+    for (auto& r : e["results"]) {
+      edit(r);
+      // The intervals follow their figures to the edge: from 0 to the figure.
+      for (const char* f : {"iteration_s", "images_per_s", "speedup"}) {
+        REQUIRE(r.contains(std::string(f) + "_lo"));
+        r[std::string(f) + "_lo"] = 0;
+        r[std::string(f) + "_hi"] = r[f];
+      }
+    }
     write_file(dir / "edge.json", e.dump());
     INFO(what);
     const Output o = run_possim("report edge.json --out rep -q", dir, kTimeout);
