@@ -78,20 +78,36 @@ void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t 
     std::string plots;
     std::size_t block = 0;
     int gpus = 1;
+    bool error_bars = false;
     for (const auto& [label, points] : series) {
       const ReportPoint& first = *points.begin()->second;
       gpus = first.result.cluster.gpus_per_node;
-      f.data += "# " + gp_text(label) + "\n# x\ty\n";
+      // A series whose every point has its 95% interval (a fitted profile) draws it as error bars.
+      const bool bars = std::all_of(points.begin(), points.end(), [](const auto& xp) { return bool(xp.second->result.interval); });
+      error_bars = error_bars || bars;
+      f.data += "# " + gp_text(label) + (bars ? "\n# x\ty\tlo\thi\n" : "\n# x\ty\n");
       for (const auto& [x, p] : points) {
-        f.data += num(x) + "\t" + num(kind.x_is_nodes ? p->result.speedup : p->result.images_per_s) + "\n";
+        const Result& r = p->result;
+        f.data += num(x) + "\t" + num(kind.x_is_nodes ? r.speedup : r.images_per_s);
+        if (bars)
+          f.data += "\t" + num(kind.x_is_nodes ? r.interval->speedup_lo : r.interval->images_per_s_lo) + "\t" +
+                    num(kind.x_is_nodes ? r.interval->speedup_hi : r.interval->images_per_s_hi);
+        f.data += "\n";
         f.files.insert(p->file);
       }
       f.data += "\n\n";
-      plots += std::string(plots.empty() ? "" : ", \\\n     ") + "'" + f.id + ".dat' index " + std::to_string(block++) +
-               " using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '" + strategy_colour(first.result.strategy) +
+      const std::string colour = strategy_colour(first.result.strategy);
+      const std::string index = "'" + f.id + ".dat' index " + std::to_string(block++);
+      // The bars first, so that the line's markers are drawn over them.
+      if (bars)
+        plots += std::string(plots.empty() ? "" : ", \\\n     ") + index +
+                 " using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '" + colour + "' notitle";
+      plots += std::string(plots.empty() ? "" : ", \\\n     ") + index +
+               " using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '" + colour +
                "'" + (capabilities_of(first.result.engine).closed_form && in.engines.size() > 1 ? " dt 2" : "") +
                " title " + gp_quote(label);
     }
+    if (error_bars) f.what += " Error bars: 95% intervals from the profile's fit covariance (results.json *_lo, *_hi).";
     const double lo = *xs.begin(), hi = *xs.rbegin();
     const bool log_x = hi / lo >= (kind.x_is_nodes ? 64 : 10);
     f.plot = "set title " + gp_quote(ctx) + "\nset xlabel " + gp_quote(kind.x_label) + "\nset ylabel " +

@@ -86,6 +86,21 @@ TEST_CASE("possim report: an inline SVG per figure, PNGs beside, no external URL
   }
   // The script draws its figure again where it lies.
   CHECK(run_command("gnuplot " + ids.front() + ".gp", dir / "rep").status == 0);
+  // titanx_maxwell is a fitted profile: the run's line figures draw each point's 95%
+  // interval, its bounds beside it in the data (the sweep's, which has none, do not).
+  for (const char* kind : {"-speedup", "-bandwidth"}) {
+    int with_bars = 0;
+    for (const auto& id : ids) {
+      if (id.size() < std::string(kind).size() || id.compare(id.size() - std::string(kind).size(), std::string::npos, kind) != 0)
+        continue;
+      const bool bars = slurp(dir / "rep" / (id + ".gp")).find("with yerrorbars") != std::string::npos;
+      CHECK(bars == (slurp(dir / "rep" / (id + ".dat")).find("# x\ty\tlo\thi") != std::string::npos));
+      with_bars += bars ? 1 : 0;
+    }
+    INFO(kind);
+    CHECK(with_bars > 0);
+  }
+  CHECK(html.find("Error bars: 95% intervals") != std::string::npos);
 
   // Self-contained: nothing fetched. The SVG namespace names are names, not fetched.
   const std::string fetched = std::regex_replace(html, std::regex("xmlns(:xlink)?=\"[^\"]*\""), "");
