@@ -2,7 +2,8 @@
 # Time to answer (issue 27 item 2): wall time of one whole possim process, median of RUNS
 # (default 30) runs: --version (the dynamic loader's and static initialisers' share), and
 # scenarios/vgg19_10gbe.json on the analytic engine (the closed form, one process) and on
-# SimGrid (which opens its module). Also the shared libraries each process maps.
+# SimGrid (which opens its module), each with and without the 95% intervals of its fitted
+# profile. Also the shared libraries each process maps.
 # Usage: bench/time_to_answer.sh [RUNS] [POSSIM]   (default build/cli/possim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +22,18 @@ def wall(cmd, n):
         xs.append(time.perf_counter() - t)
     return statistics.median(xs) * 1e3
 libs = len([l for l in subprocess.run(['ldd', possim], capture_output=True, text=True).stdout.splitlines() if l.strip()])
+# titanx_maxwell is a fitted profile: a run also reruns the scenario at its covariance's sigma
+# points for the 95% intervals (2 per principal axis); --no-interval is the answer alone.
+run = [possim, 'run', 'scenarios/vgg19_10gbe.json', '-q', '--jobs', '1']
 rows = [('possim --version', [possim, '--version'], runs),
-        ('run vgg19_10gbe.json --engine analytic (24 points)',
-         [possim, 'run', 'scenarios/vgg19_10gbe.json', '--engine', 'analytic', '-q', '--jobs', '1', '--out', out + '/a'], runs),
-        ('run vgg19_10gbe.json (SimGrid, 24 points)',
-         [possim, 'run', 'scenarios/vgg19_10gbe.json', '-q', '--jobs', '1', '--out', out + '/s'], max(3, runs // 10))]
+        ('run vgg19_10gbe.json --engine analytic --no-interval (24 points)',
+         run + ['--engine', 'analytic', '--no-interval', '--out', out + '/a0'], runs),
+        ('run vgg19_10gbe.json --engine analytic (24 points, 95% intervals)',
+         run + ['--engine', 'analytic', '--out', out + '/a'], runs),
+        ('run vgg19_10gbe.json --no-interval (SimGrid, 24 points)',
+         run + ['--no-interval', '--out', out + '/s0'], max(3, runs // 10)),
+        ('run vgg19_10gbe.json (SimGrid, 24 points, 95% intervals)',
+         run + ['--out', out + '/s'], max(3, runs // 10))]
 commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
 cpu = [l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')][0]
 print('# Time to answer: one possim process, wall time\n')
