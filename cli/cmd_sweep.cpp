@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/intervals.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/output_folder.hpp"
@@ -173,10 +174,6 @@ int cmd_sweep(const std::vector<std::string>& args) {
     throw InputError("--gather-timeout", "", "is not in range", "seconds in [1, 1e6]");
   const SweepGrid grid = load_sweep(sweep_path, RunIdentity{engine->name(), all_iterations});
   for (const auto& caveat : grid.caveats) std::cerr << "possim: warning: some points: " << caveat << "\n";
-  // A sweep records one run per point: the sigma-point reruns are run's and plan's.
-  if (!quiet && !grid.points.empty() && !grid.scenario(0).profile.fit_covariance.empty())
-    std::cerr << "possim: note: profile " << grid.scenario(0).profile.name
-              << " has a fit covariance; a sweep gives no intervals (possim run and possim plan do)\n";
   if (!vm.count("out")) out = "results/" + grid.name + "/" + engine->name();
   // A shard's own folder: under the sweep's, unless --out names it (a batch job's shard).
   const bool own_folder = shard.count > 1 && (shard.mpi || !vm.count("out"));
@@ -208,7 +205,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
   parallel_for(todo.size(), jobs, [&](std::size_t t) {
     const std::size_t i = todo[t];
     const auto started = std::chrono::steady_clock::now();
-    const Result r = run_grid_point(grid, i, *engine, PointOptions{}, baselines);
+    Result r = run_grid_point(grid, i, *engine, PointOptions{}, baselines);
+    // A fitted profile's 95% interval, as possim run gives it (the point rerun at its sigma points).
+    if (!engine_named(engine->name()).capabilities.measures) {
+      const Scenario s = grid.scenario(i);
+      add_point_interval(s, sweep_points(s).front(), *engine, r);
+    }
     const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::string text = point_line(grid.points[i].key, grid.points[i].values, r);
     const std::lock_guard<std::mutex> lock(mutex);

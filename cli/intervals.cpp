@@ -28,6 +28,22 @@ calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int 
   return axes;
 }
 
+void add_point_interval(const Scenario& s, const SweepPoint& p, const Engine& engine, Result& r) {
+  const calibrate::SigmaAxes axes = calibrate::sigma_axes(s);
+  if (axes.empty() || r.partial()) return;
+  std::vector<std::vector<Result>> plus, minus;
+  for (const std::vector<double>& step : axes.steps)
+    for (double sign : {1.0, -1.0}) {
+      std::vector<double> signed_step;
+      for (double x : step) signed_step.push_back(sign * x);
+      const Scenario at = calibrate::perturbed(s, axes.parameters, signed_step);
+      (sign > 0 ? plus : minus).push_back({run_point(at, p, engine, single_gpu_images_per_s(at, engine))});
+    }
+  std::vector<Result> one = {r};
+  calibrate::attach_intervals(one, plus, minus);
+  r.interval = one.front().interval;
+}
+
 std::string images_interval(const Result& r) {
   if (!r.interval) return "-";
   return fixed(r.interval->images_per_s_lo, 1) + "-" + fixed(r.interval->images_per_s_hi, 1);

@@ -297,11 +297,12 @@ TEST_CASE("a sweep over a scenario's own lists gives possim run's numbers, stack
   const fs::path dir = scratch("sweep", "as_run");
   const std::string scenario = std::string(POSSIM_SOURCE_DIR) + "/scenarios/paper/atc17_speedup_tf_vgg19.json";
   std::ofstream(dir / "s.json") << json{{"base", scenario}, {"axes", json::object()}}.dump();
-  // A sweep gives no intervals (the fitted titanx_maxwell would give run some).
-  REQUIRE(run_possim("run " + scenario + " --engine analytic --out run -q --no-interval", dir).status == 0);
+  // Intervals too (titanx_maxwell is a fitted profile): a sweep point reruns as possim run does.
+  REQUIRE(run_possim("run " + scenario + " --engine analytic --out run -q", dir).status == 0);
   const auto o = run_possim("sweep s.json --engine analytic --out sweep -q", dir);
   INFO(o.err);
   REQUIRE(o.status == 0);
   CHECK(slurp(dir / "sweep" / "results.csv") == slurp(dir / "run" / "results.csv"));
+  CHECK(slurp(dir / "run" / "results.csv").find(",speedup_lo,speedup_hi\n") != std::string::npos);
   fs::remove_all(dir);
 }
