@@ -143,7 +143,16 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   MeasurementSet held;
   Scenario predict_scenario;  // read before the fit: a broken one fails in a second, not after it
   const bool predict_points = !predict_path.empty() && !is_scenario_file(predict_path);
-  if (predict_points) held = load_measurement_files({predict_path}, batch);
+  if (predict_points) try {
+      held = load_measurement_files({predict_path}, batch);
+    } catch (const InputError& e) {
+      // A point with nothing measured is what a scenario is for: say so.
+      const std::string what = e.what();
+      if (what.find("iteration_s: missing") == std::string::npos && what.find("no measurement column") == std::string::npos)
+        throw;
+      throw InputError(what + "; to predict points nobody measured, give --predict a scenario JSON instead (its "
+                              "points run on the fitted profile, with 95% intervals)");
+    }
   if (!predict_path.empty() && !predict_points) {
     predict_scenario = load_scenario(predict_path);
     // The fitted profile must be able to run it: its stacks and its precision.

@@ -336,6 +336,22 @@ TEST_CASE("possim calibrate fit --predict SCENARIO, and possim run on the fitted
     CHECK(a.at("nic_gbps_hi").get<double>() >= a.at("nic_gbps").get<double>());
   }
   CHECK(bounded > 0);
+  // Points without a measurement in a CSV: the message says where such points go.
+  std::ofstream(dir / "unmeasured.csv") << "model,strategy,nodes,nic_gbps,batch\nalexnet,wfbp,16,25,128\n";
+  const test::Output csv = test::run_possim(
+      "calibrate fit measured.csv --profile titanx_maxwell --engine analytic --out never.json --predict unmeasured.csv",
+      dir);
+  CHECK(csv.status == 2);
+  CHECK(csv.err.find("unmeasured.csv:1: header: no measurement column") != std::string::npos);
+  CHECK(csv.err.find("give --predict a scenario JSON instead") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "never.json"));
+  std::ofstream(dir / "unmeasured.csv") << "model,strategy,nodes,nic_gbps,batch,iteration_s\nalexnet,wfbp,16,25,128,\n";
+  const test::Output empty = test::run_possim(
+      "calibrate fit measured.csv --profile titanx_maxwell --engine analytic --out never.json --predict unmeasured.csv",
+      dir);
+  CHECK(empty.status == 2);
+  CHECK(empty.err.find("unmeasured.csv:2: iteration_s: missing") != std::string::npos);
+  CHECK(empty.err.find("give --predict a scenario JSON instead") != std::string::npos);
   // A broken scenario fails before the fit, naming it.
   std::ofstream(dir / "broken.json") << R"({"name": "b", "cluster": {"nodes": [0]}})";
   const test::Output broken = test::run_possim(
