@@ -29,6 +29,12 @@ struct SigmaAxes {
   std::string profile;  // the profile whose covariance it is
   bool empty() const { return steps.empty(); }
   std::size_t reruns() const { return 2 * steps.size(); }
+  // Axis a's step, times `sign` (+1 or -1).
+  std::vector<double> step(std::size_t a, double sign) const {
+    std::vector<double> out;
+    for (double x : steps.at(a)) out.push_back(sign * x);
+    return out;
+  }
   std::string method() const;  // one line for a run's output and results.json
 };
 

@@ -372,12 +372,8 @@ int cmd_plan(const std::vector<std::string>& args) {
   std::vector<std::vector<double>> single_at(scenarios.size());
   for (std::size_t m = 0; m < scenarios.size(); ++m) {
     at_sigma[m].push_back(scenarios[m]);
-    for (const std::vector<double>& step : axes.steps)
-      for (double sign : {1.0, -1.0}) {
-        std::vector<double> signed_step;
-        for (double x : step) signed_step.push_back(sign * x);
-        at_sigma[m].push_back(calibrate::perturbed(scenarios[m], axes.parameters, signed_step));
-      }
+    for (std::size_t a = 0; a < axes.steps.size(); ++a)
+      for (double sign : {1.0, -1.0}) at_sigma[m].push_back(calibrate::perturbed(scenarios[m], axes.parameters, axes.step(a, sign)));
     for (const Scenario& s : at_sigma[m]) single_at[m].push_back(single_gpu_images_per_s(s, *engine));
   }
 

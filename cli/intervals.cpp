@@ -15,12 +15,10 @@ calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int 
   std::size_t before = 0;
   const auto tick = [&](std::size_t done, std::size_t, const Result& r) { line.update(before + done, result_label(r)); };
   std::vector<std::vector<Result>> plus, minus;
-  for (const std::vector<double>& step : axes.steps) {
-    std::vector<double> back;
-    for (double x : step) back.push_back(-x);
-    plus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, step), engine, jobs, tick));
+  for (std::size_t a = 0; a < axes.steps.size(); ++a) {
+    plus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, 1)), engine, jobs, tick));
     before += points;
-    minus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, back), engine, jobs, tick));
+    minus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, -1)), engine, jobs, tick));
     before += points;
   }
   line.finish();
@@ -32,11 +30,9 @@ void add_point_interval(const Scenario& s, const SweepPoint& p, const Engine& en
   const calibrate::SigmaAxes axes = calibrate::sigma_axes(s);
   if (axes.empty() || r.partial()) return;
   std::vector<std::vector<Result>> plus, minus;
-  for (const std::vector<double>& step : axes.steps)
+  for (std::size_t a = 0; a < axes.steps.size(); ++a)
     for (double sign : {1.0, -1.0}) {
-      std::vector<double> signed_step;
-      for (double x : step) signed_step.push_back(sign * x);
-      const Scenario at = calibrate::perturbed(s, axes.parameters, signed_step);
+      const Scenario at = calibrate::perturbed(s, axes.parameters, axes.step(a, sign));
       (sign > 0 ? plus : minus).push_back({run_point(at, p, engine, single_gpu_images_per_s(at, engine))});
     }
   std::vector<Result> one = {r};

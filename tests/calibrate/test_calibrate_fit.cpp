@@ -189,11 +189,9 @@ TEST_CASE("fit recovers known parameters from possim's own iteration times with 
   const SigmaAxes axes = sigma_axes(f.fitted, kNames);
   REQUIRE(axes.steps.size() == kNames.size());
   std::vector<std::vector<PointResult>> plus, minus;
-  for (const auto& step : axes.steps) {
-    std::vector<double> back;
-    for (double x : step) back.push_back(-x);
-    plus.push_back(predict_points(perturbed(f.fitted, kNames, step), held, {}, AnalyticEngine()));
-    minus.push_back(predict_points(perturbed(f.fitted, kNames, back), held, {}, AnalyticEngine()));
+  for (std::size_t a = 0; a < axes.steps.size(); ++a) {
+    plus.push_back(predict_points(perturbed(f.fitted, kNames, axes.step(a, 1)), held, {}, AnalyticEngine()));
+    minus.push_back(predict_points(perturbed(f.fitted, kNames, axes.step(a, -1)), held, {}, AnalyticEngine()));
   }
   int inside = 0;
   for (std::size_t i = 0; i < predicted.size(); ++i) {
