@@ -279,11 +279,16 @@ int cmd_run(const std::vector<std::string>& args) {
   // figures are measurements, not predictions from the fitted parameters.
   calibrate::SigmaAxes axes;
   if (!s.profile.fit_covariance.empty() && !no_interval && failure.empty()) {
-    if (info.capabilities.measures)
-      std::cerr << "possim: note: the " << engine->name() << " engine measures: no interval from profile "
-                << s.profile.name << "'s fit covariance\n";
-    else
+    if (info.capabilities.measures) {
+      if (!quiet)
+        std::cerr << "possim: note: the " << engine->name() << " engine measures: no interval from profile "
+                  << s.profile.name << "'s fit covariance\n";
+    } else {
       axes = add_intervals(s, *engine, jobs, results, !quiet);
+      if (axes.empty() && !quiet)
+        std::cerr << "possim: note: no interval: profile " << s.profile.name
+                  << "'s fit determined none of the parameters this scenario reads\n";
+    }
   }
 
   nlohmann::json j = {{"scenario", s.name},

@@ -352,6 +352,20 @@ TEST_CASE("possim calibrate fit --predict SCENARIO, and possim run on the fitted
   CHECK(empty.status == 2);
   CHECK(empty.err.find("unmeasured.csv:2: iteration_s: missing") != std::string::npos);
   CHECK(empty.err.find("give --predict a scenario JSON instead") != std::string::npos);
+  // A scenario that reads none of the fitted parameters (ps and its reference never run on
+  // tf_stock) says why it has no interval.
+  std::ofstream(dir / "none.json") << R"({"name": "none", "model": "alexnet", "batch_per_gpu": 128,
+    "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["ps"], "profile": "cov.json", "iterations": 2})";
+  Profile cov = load_profile("titanx_maxwell");
+  cov.fit_covariance.parameters = {"tf_stock.runtime_copy_bytes_per_s"};
+  cov.fit_covariance.log_covariance = {{0.01}};
+  std::ofstream(dir / "cov.json") << calibrate::profile_to_json(cov).dump();
+  const test::Output none = test::run_possim("run none.json --engine analytic --out none", dir);
+  INFO(none.err);
+  REQUIRE(none.status == 0);
+  CHECK(none.err.find("no interval: profile titanx_maxwell's fit determined none of the parameters this scenario "
+                      "reads") != std::string::npos);
+  CHECK(test::slurp(dir / "none" / "results.csv").find("_lo") == std::string::npos);
   // A broken scenario fails before the fit, naming it.
   std::ofstream(dir / "broken.json") << R"({"name": "b", "cluster": {"nodes": [0]}})";
   const test::Output broken = test::run_possim(
