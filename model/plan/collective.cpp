@@ -1,8 +1,8 @@
 #include "model/plan/collective.hpp"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
+#include <cstdint>
+#include <unordered_map>
 
 namespace possim {
 
@@ -109,45 +109,65 @@ struct PathRates {
 // Critical path of the rounds of every worker (schedules[w][channel][round]): a round
 // starts when its channel's previous one ends, its sends leave after their message costs
 // and land a latency later; it ends when they have landed and its receives have arrived.
+// The k-th receive on a link (stream, src, dst) takes the k-th send on it. Links get dense
+// ids first, so that the walk indexes vectors (a 1,024-worker tree walks ~10^5 rounds).
 PathCost critical_path(const std::vector<CollectiveSchedule>& schedules, const PathRates& rates) {
   const auto later = [&](const PathCost& a, const PathCost& b) { return rates.time(a) >= rates.time(b) ? a : b; };
-  std::map<std::tuple<int, int, int>, std::vector<PathCost>> landed;  // (stream, src, dst) -> k-th send
-  std::map<std::tuple<int, int, int>, std::size_t> taken;
-  std::vector<std::vector<std::size_t>> next(schedules.size());
-  std::vector<std::vector<PathCost>> clock(schedules.size());
-  for (std::size_t w = 0; w < schedules.size(); ++w) {
-    next[w].assign(schedules[w].size(), 0);
-    clock[w].assign(schedules[w].size(), PathCost{});
+  const std::size_t workers = schedules.size();
+  std::unordered_map<std::uint64_t, std::uint32_t> id_of;
+  const auto link = [&](int stream, int src, int dst) {
+    const std::uint64_t key = (std::uint64_t(stream) * workers + std::uint64_t(src)) * workers + std::uint64_t(dst);
+    return id_of.try_emplace(key, std::uint32_t(id_of.size())).first->second;
+  };
+  // Per worker and channel: the links of its rounds' receives and sends, in round order.
+  std::vector<std::vector<std::vector<std::uint32_t>>> in(workers), out(workers);
+  std::vector<std::vector<std::size_t>> next(workers), in_at(workers), out_at(workers);
+  std::vector<std::vector<PathCost>> clock(workers);
+  for (std::size_t w = 0; w < workers; ++w) {
+    const std::size_t channels = schedules[w].size();
+    in[w].resize(channels);
+    out[w].resize(channels);
+    for (std::size_t c = 0; c < channels; ++c)
+      for (const CollectiveRound& r : schedules[w][c]) {
+        for (const CollectiveReceive& x : r.receives) in[w][c].push_back(link(x.stream, x.peer, int(w)));
+        for (const CollectiveSend& x : r.sends) out[w][c].push_back(link(x.stream, int(w), x.peer));
+      }
+    next[w].assign(channels, 0);
+    in_at[w].assign(channels, 0);
+    out_at[w].assign(channels, 0);
+    clock[w].assign(channels, PathCost{});
   }
+  std::vector<std::vector<PathCost>> landed(id_of.size());  // per link: its k-th send's arrival
+  std::vector<std::size_t> taken(id_of.size(), 0);          // per link: sends received so far
   PathCost end;
   for (bool progress = true; progress;) {
     progress = false;
-    for (std::size_t w = 0; w < schedules.size(); ++w)
+    for (std::size_t w = 0; w < workers; ++w)
       for (std::size_t c = 0; c < schedules[w].size(); ++c)
         for (; next[w][c] < schedules[w][c].size(); ++next[w][c]) {
           const CollectiveRound& r = schedules[w][c][next[w][c]];
+          const std::uint32_t* from = in[w][c].data() + in_at[w][c];
+          const std::uint32_t* to = out[w][c].data() + out_at[w][c];
+          const std::size_t receives = r.receives.size(), sends = r.sends.size();
           bool ready = true;
-          for (const CollectiveReceive& x : r.receives) {
-            const auto key = std::make_tuple(x.stream, x.peer, int(w));
-            std::size_t need = taken[key] + 1;
-            for (const CollectiveReceive& y : r.receives)  // several from one peer in a round
-              if (&y < &x && y.stream == x.stream && y.peer == x.peer) ++need;
-            ready = ready && landed[key].size() >= need;
+          for (std::size_t i = 0; i < receives && ready; ++i) {
+            std::size_t need = taken[from[i]] + 1;
+            for (std::size_t j = 0; j < i; ++j)  // several from one peer in a round
+              if (from[j] == from[i]) ++need;
+            ready = landed[from[i]].size() >= need;
           }
           if (!ready) break;
           PathCost t = clock[w][c];
-          const int sends = int(r.sends.size());
           PathCost sent = t;
-          for (const CollectiveSend& x : r.sends) {
-            const PathCost out{t.latencies + 1, t.messages + sends, t.bytes + x.bytes};
-            landed[{x.stream, int(w), x.peer}].push_back(out);
-            sent = later(sent, out);
+          for (std::size_t i = 0; i < sends; ++i) {
+            const PathCost arrival{t.latencies + 1, t.messages + int(sends), t.bytes + r.sends[i].bytes};
+            landed[to[i]].push_back(arrival);
+            sent = later(sent, arrival);
           }
           t = sent;
-          for (const CollectiveReceive& x : r.receives) {
-            const auto key = std::make_tuple(x.stream, x.peer, int(w));
-            t = later(t, landed[key][taken[key]++]);
-          }
+          for (std::size_t i = 0; i < receives; ++i) t = later(t, landed[from[i]][taken[from[i]]++]);
+          in_at[w][c] += receives;
+          out_at[w][c] += sends;
           clock[w][c] = t;
           end = later(end, t);
           progress = true;
