@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace possim {
@@ -106,74 +108,144 @@ struct PathRates {
   }
 };
 
-// Critical path of the rounds of every worker (schedules[w][channel][round]): a round
-// starts when its channel's previous one ends, its sends leave after their message costs
-// and land a latency later; it ends when they have landed and its receives have arrived.
-// The k-th receive on a link (stream, src, dst) takes the k-th send on it. Links get dense
-// ids first, so that the walk indexes vectors (a 1,024-worker tree walks ~10^5 rounds).
-PathCost critical_path(const std::vector<CollectiveSchedule>& schedules, const PathRates& rates) {
-  const auto later = [&](const PathCost& a, const PathCost& b) { return rates.time(a) >= rates.time(b) ? a : b; };
-  const std::size_t workers = schedules.size();
-  std::unordered_map<std::uint64_t, std::uint32_t> id_of;
-  const auto link = [&](int stream, int src, int dst) {
-    const std::uint64_t key = (std::uint64_t(stream) * workers + std::uint64_t(src)) * workers + std::uint64_t(dst);
-    return id_of.try_emplace(key, std::uint32_t(id_of.size())).first->second;
+// A collective's shape, whatever its bytes and the rates: per worker and channel, how many
+// receives and sends each round has and on which links (dense ids for (stream, src, dst)),
+// and per worker how many sends it makes and takes. Every send of one collective carries the
+// same bytes (send_bytes), so the shape and that one number give its whole load.
+struct Shape {
+  struct Channel {
+    std::vector<std::uint32_t> receives, sends;  // per round: how many
+    std::vector<std::uint32_t> in, out;          // their links, in round order
   };
-  // Per worker and channel: the links of its rounds' receives and sends, in round order.
-  std::vector<std::vector<std::vector<std::uint32_t>>> in(workers), out(workers);
-  std::vector<std::vector<std::size_t>> next(workers), in_at(workers), out_at(workers);
-  std::vector<std::vector<PathCost>> clock(workers);
-  for (std::size_t w = 0; w < workers; ++w) {
-    const std::size_t channels = schedules[w].size();
-    in[w].resize(channels);
-    out[w].resize(channels);
-    for (std::size_t c = 0; c < channels; ++c)
-      for (const CollectiveRound& r : schedules[w][c]) {
-        for (const CollectiveReceive& x : r.receives) in[w][c].push_back(link(x.stream, x.peer, int(w)));
-        for (const CollectiveSend& x : r.sends) out[w][c].push_back(link(x.stream, int(w), x.peer));
+  std::vector<Channel> channels;                 // every worker's, worker by worker
+  std::vector<std::size_t> first_channel;        // per worker, and one past the last
+  std::vector<std::uint32_t> sends_on_link;      // per link
+  std::vector<std::uint32_t> tx_sends, rx_sends;  // per worker
+  int rounds_max = 0;
+  std::size_t rounds = 0;  // all workers' rounds: what keeping it costs
+};
+
+Shape make_shape(CollectiveKind kind, int workers, int chunks) {
+  Shape shape;
+  std::unordered_map<std::uint64_t, std::uint32_t> id_of;
+  const std::uint64_t p = std::uint64_t(workers);
+  const auto link = [&](int stream, int src, int dst) {
+    const auto [it, fresh] = id_of.try_emplace((std::uint64_t(stream) * p + std::uint64_t(src)) * p + std::uint64_t(dst),
+                                               std::uint32_t(id_of.size()));
+    if (fresh) shape.sends_on_link.push_back(0);
+    return it->second;
+  };
+  shape.tx_sends.assign(std::size_t(workers), 0);
+  shape.rx_sends.assign(std::size_t(workers), 0);
+  for (int w = 0; w < workers; ++w) {
+    shape.first_channel.push_back(shape.channels.size());
+    for (const auto& rounds : collective_schedule(kind, workers, w, 1.0, chunks)) {
+      Shape::Channel c;
+      for (const CollectiveRound& r : rounds) {
+        c.receives.push_back(std::uint32_t(r.receives.size()));
+        c.sends.push_back(std::uint32_t(r.sends.size()));
+        for (const CollectiveReceive& x : r.receives) c.in.push_back(link(x.stream, x.peer, w));
+        for (const CollectiveSend& x : r.sends) {
+          const std::uint32_t l = link(x.stream, w, x.peer);
+          c.out.push_back(l);
+          ++shape.sends_on_link[l];
+          ++shape.tx_sends[std::size_t(w)];
+          ++shape.rx_sends[std::size_t(x.peer)];
+        }
       }
-    next[w].assign(channels, 0);
-    in_at[w].assign(channels, 0);
-    out_at[w].assign(channels, 0);
-    clock[w].assign(channels, PathCost{});
+      shape.rounds_max = std::max(shape.rounds_max, int(rounds.size()));
+      shape.rounds += rounds.size();
+      shape.channels.push_back(std::move(c));
+    }
   }
-  std::vector<std::vector<PathCost>> landed(id_of.size());  // per link: its k-th send's arrival
-  std::vector<std::size_t> taken(id_of.size(), 0);          // per link: sends received so far
+  shape.first_channel.push_back(shape.channels.size());
+  return shape;
+}
+
+// The bytes of each send of a collective (as collective_schedule writes them).
+double send_bytes(CollectiveKind kind, int workers, double bytes, int chunks) {
+  switch (kind) {
+    case CollectiveKind::ring: return bytes / workers;
+    case CollectiveKind::double_tree: return bytes / 2 / std::max(1, chunks);
+  }
+  return 0;
+}
+
+// Shapes recur (every layer of a model at one cluster size, every bandwidth of a sweep):
+// each thread keeps the ones it built, up to kMaxKeptRounds rounds in all.
+constexpr std::size_t kMaxKeptRounds = 2'000'000;
+
+const Shape& shape_of(CollectiveKind kind, int workers, int chunks, Shape& scratch) {
+  thread_local std::map<std::tuple<int, int, int>, Shape> kept;
+  thread_local std::size_t kept_rounds = 0;
+  const auto key = std::make_tuple(int(kind), workers, chunks);
+  if (const auto it = kept.find(key); it != kept.end()) return it->second;
+  scratch = make_shape(kind, workers, chunks);
+  if (scratch.rounds > kMaxKeptRounds) return scratch;  // too large to keep: used once
+  if (kept_rounds + scratch.rounds > kMaxKeptRounds) {
+    kept.clear();
+    kept_rounds = 0;
+  }
+  kept_rounds += scratch.rounds;
+  return kept.emplace(key, std::move(scratch)).first->second;
+}
+
+// Critical path of the rounds of every worker: a round starts when its channel's previous
+// one ends, its sends (each of `bytes`) leave after their message costs and land a latency
+// later; it ends when they have landed and its receives have arrived. The k-th receive on
+// a link takes the k-th send on it.
+PathCost critical_path(const Shape& shape, double bytes, const PathRates& rates) {
+  const auto later = [&](const PathCost& a, const PathCost& b) { return rates.time(a) >= rates.time(b) ? a : b; };
+  const std::size_t links = shape.sends_on_link.size(), channels = shape.channels.size();
+  // Arrivals on each link, in a slot range of one buffer.
+  std::vector<std::size_t> first(links + 1, 0);
+  for (std::size_t l = 0; l < links; ++l) first[l + 1] = first[l] + shape.sends_on_link[l];
+  std::vector<PathCost> arrival(first[links]);
+  std::vector<std::size_t> landed(links, 0), taken(links, 0);
+  std::vector<std::size_t> next(channels, 0), in_at(channels, 0), out_at(channels, 0);
+  std::vector<PathCost> clock(channels);
   PathCost end;
   for (bool progress = true; progress;) {
     progress = false;
-    for (std::size_t w = 0; w < workers; ++w)
-      for (std::size_t c = 0; c < schedules[w].size(); ++c)
-        for (; next[w][c] < schedules[w][c].size(); ++next[w][c]) {
-          const CollectiveRound& r = schedules[w][c][next[w][c]];
-          const std::uint32_t* from = in[w][c].data() + in_at[w][c];
-          const std::uint32_t* to = out[w][c].data() + out_at[w][c];
-          const std::size_t receives = r.receives.size(), sends = r.sends.size();
-          bool ready = true;
-          for (std::size_t i = 0; i < receives && ready; ++i) {
-            std::size_t need = taken[from[i]] + 1;
-            for (std::size_t j = 0; j < i; ++j)  // several from one peer in a round
-              if (from[j] == from[i]) ++need;
-            ready = landed[from[i]].size() >= need;
-          }
-          if (!ready) break;
-          PathCost t = clock[w][c];
-          PathCost sent = t;
-          for (std::size_t i = 0; i < sends; ++i) {
-            const PathCost arrival{t.latencies + 1, t.messages + int(sends), t.bytes + r.sends[i].bytes};
-            landed[to[i]].push_back(arrival);
-            sent = later(sent, arrival);
-          }
-          t = sent;
-          for (std::size_t i = 0; i < receives; ++i) t = later(t, landed[from[i]][taken[from[i]]++]);
-          in_at[w][c] += receives;
-          out_at[w][c] += sends;
-          clock[w][c] = t;
-          end = later(end, t);
-          progress = true;
+    for (std::size_t k = 0; k < channels; ++k) {
+      const Shape::Channel& ch = shape.channels[k];
+      for (; next[k] < ch.receives.size(); ++next[k]) {
+        const std::uint32_t* from = ch.in.data() + in_at[k];
+        const std::uint32_t* to = ch.out.data() + out_at[k];
+        const std::size_t receives = ch.receives[next[k]], sends = ch.sends[next[k]];
+        bool ready = true;
+        for (std::size_t i = 0; i < receives && ready; ++i) {
+          std::size_t need = taken[from[i]] + 1;
+          for (std::size_t j = 0; j < i; ++j)  // several from one peer in a round
+            if (from[j] == from[i]) ++need;
+          ready = landed[from[i]] >= need;
         }
+        if (!ready) break;
+        PathCost t = clock[k];
+        PathCost sent = t;
+        for (std::size_t i = 0; i < sends; ++i) {
+          const PathCost a{t.latencies + 1, t.messages + int(sends), t.bytes + bytes};
+          arrival[first[to[i]] + landed[to[i]]++] = a;
+          sent = later(sent, a);
+        }
+        t = sent;
+        for (std::size_t i = 0; i < receives; ++i) t = later(t, arrival[first[from[i]] + taken[from[i]]++]);
+        in_at[k] += receives;
+        out_at[k] += sends;
+        clock[k] = t;
+        end = later(end, t);
+        progress = true;
+      }
+    }
   }
   return end;
+}
+
+// n sends of b bytes, added one by one (as a walk over the schedule adds them).
+double sum_of(std::uint32_t n, double b) {
+  double s = 0;
+  for (std::uint32_t i = 0; i < n; ++i) s += b;
+  return s;
 }
 
 }  // namespace
@@ -181,40 +253,32 @@ PathCost critical_path(const std::vector<CollectiveSchedule>& schedules, const P
 CollectiveLoad collective_load(CollectiveKind kind, int workers, double bytes, int chunks, double latency_s,
                                double per_message_s, double bytes_per_s) {
   CollectiveLoad load;
-  std::vector<double> tx(std::size_t(std::max(0, workers)), 0.0), rx = tx;
-  // A ring is the same on every worker, shifted, and runs in lockstep: one schedule tells
-  // all (and keeps a 1,000-worker ring from expanding a million rounds).
-  const bool symmetric = kind == CollectiveKind::ring;
-  const int distinct = symmetric ? std::min(workers, 1) : workers;
-  std::vector<CollectiveSchedule> schedules;
-  for (int w = 0; w < distinct; ++w) {
-    schedules.push_back(collective_schedule(kind, workers, w, bytes, chunks));
-    double messages = 0;
-    for (const auto& channel : schedules.back()) {
-      load.rounds_max = std::max(load.rounds_max, int(channel.size()));
-      for (const CollectiveRound& r : channel)
-        for (const CollectiveSend& s : r.sends) {
-          tx[std::size_t(w)] += s.bytes;
-          rx[std::size_t(s.peer)] += s.bytes;
-          messages += 1;
-        }
-    }
-    load.messages_max = std::max(load.messages_max, messages);
-  }
-  if (symmetric) {  // what worker 0 sends, each worker sends and receives, round by round
-    load.tx_bytes_max = load.rx_bytes_max = tx.empty() ? 0 : tx[0];
+  if (workers < 2) return load;
+  const double b = send_bytes(kind, workers, bytes, chunks);
+  // A ring is the same on every worker, shifted, and runs in lockstep: 2(P-1) rounds of one
+  // send and one receive, worker 0's rounds the path (no schedule needs writing out).
+  if (kind == CollectiveKind::ring) {
+    const std::uint32_t steps = 2 * std::uint32_t(workers - 1);
+    load.rounds_max = int(steps);
+    load.messages_max = steps;
+    load.tx_bytes_max = load.rx_bytes_max = sum_of(steps, b);
     load.total_bytes = load.tx_bytes_max * workers;
     load.path_latencies = load.rounds_max;
     load.path_messages = int(load.messages_max);
-    load.path_bytes = load.tx_bytes_max;  // lockstep: worker 0's rounds are the path
+    load.path_bytes = load.tx_bytes_max;
     return load;
   }
+  Shape scratch;
+  const Shape& shape = shape_of(kind, workers, std::max(1, chunks), scratch);
+  load.rounds_max = shape.rounds_max;
   for (int w = 0; w < workers; ++w) {
-    load.tx_bytes_max = std::max(load.tx_bytes_max, tx[std::size_t(w)]);
-    load.rx_bytes_max = std::max(load.rx_bytes_max, rx[std::size_t(w)]);
-    load.total_bytes += tx[std::size_t(w)];
+    const double tx = sum_of(shape.tx_sends[std::size_t(w)], b);
+    load.messages_max = std::max(load.messages_max, double(shape.tx_sends[std::size_t(w)]));
+    load.tx_bytes_max = std::max(load.tx_bytes_max, tx);
+    load.rx_bytes_max = std::max(load.rx_bytes_max, sum_of(shape.rx_sends[std::size_t(w)], b));
+    load.total_bytes += tx;
   }
-  const PathCost path = critical_path(schedules, PathRates{latency_s, per_message_s, bytes_per_s});
+  const PathCost path = critical_path(shape, b, PathRates{latency_s, per_message_s, bytes_per_s});
   load.path_latencies = path.latencies;
   load.path_messages = path.messages;
   load.path_bytes = path.bytes;

@@ -159,3 +159,63 @@ TEST_CASE("hier_allreduce: (G-1)/G of the tensor inside the node each way, the r
     }
   }
 }
+
+TEST_CASE("collective_load equals its schedules summed send by send, bit for bit, cached or not",
+          "[collective]") {
+  // The ring's load is written in closed form and the tree's from a kept shape: both must
+  // give exactly what adding up every worker's schedule gives.
+  for (CollectiveKind kind : {CollectiveKind::ring, CollectiveKind::double_tree})
+    for (int p : {1, 2, 3, 5, 8, 13, 64})
+      for (int chunks : {0, 1, 3, 64})
+        for (double bytes : {1.0, 1e3 / 3, 7.3e6, 3.58e8}) {
+          INFO(int(kind) << " kind, " << p << " workers, " << chunks << " chunks, " << bytes << " bytes");
+          std::vector<double> tx(std::size_t(p), 0.0), rx = tx;
+          double messages_max = 0;
+          int rounds_max = 0;
+          for (int w = 0; w < p; ++w) {
+            double messages = 0;
+            for (const auto& channel : collective_schedule(kind, p, w, bytes, chunks)) {
+              rounds_max = std::max(rounds_max, int(channel.size()));
+              for (const CollectiveRound& r : channel)
+                for (const CollectiveSend& s : r.sends) {
+                  tx[std::size_t(w)] += s.bytes;
+                  rx[std::size_t(s.peer)] += s.bytes;
+                  messages += 1;
+                }
+            }
+            messages_max = std::max(messages_max, messages);
+          }
+          double tx_max = 0, rx_max = 0, total = 0;
+          for (int w = 0; w < p; ++w) {
+            tx_max = std::max(tx_max, tx[std::size_t(w)]);
+            rx_max = std::max(rx_max, rx[std::size_t(w)]);
+            total += tx[std::size_t(w)];
+          }
+          for (int call = 0; call < 2; ++call) {  // the second from the kept shape
+            const CollectiveLoad l = collective_load(kind, p, bytes, chunks, 5e-5, 1e-5, 1.25e9);
+            CHECK(l.tx_bytes_max == tx_max);
+            CHECK(l.rx_bytes_max == rx_max);
+            // The ring's total is one worker's times P (every worker sends the same).
+            if (kind == CollectiveKind::ring) {
+              CHECK(l.total_bytes == tx_max * p);
+              CHECK(l.total_bytes == Approx(total));
+            } else {
+              CHECK(l.total_bytes == total);
+            }
+            CHECK(l.messages_max == messages_max);
+            CHECK(l.rounds_max == rounds_max);
+            if (kind == CollectiveKind::ring) {  // lockstep: worker 0's rounds are the path
+              CHECK(l.path_latencies == rounds_max);
+              CHECK(l.path_bytes == tx_max);
+            }
+          }
+        }
+  // Rates change the path, not the shape: the same collective at other rates, then again.
+  const CollectiveLoad a = collective_load(CollectiveKind::double_tree, 33, 4e6, 8, 5e-5, 1e-5, 1.25e9);
+  const CollectiveLoad b = collective_load(CollectiveKind::double_tree, 33, 4e6, 8, 1e-3, 0, 1.25e11);
+  const CollectiveLoad c = collective_load(CollectiveKind::double_tree, 33, 4e6, 8, 5e-5, 1e-5, 1.25e9);
+  CHECK(a.path_latencies == c.path_latencies);
+  CHECK(a.path_messages == c.path_messages);
+  CHECK(a.path_bytes == c.path_bytes);
+  CHECK(b.path_latencies >= a.path_latencies);  // latency-bound: the longest chain of hops
+}
