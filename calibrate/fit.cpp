@@ -153,9 +153,9 @@ LmResult levenberg_marquardt(const ResidualFn& f, const std::vector<double>& sta
   }
   const MatrixXd cov = inv * out.residual_variance;
   out.sigma.resize(std::size_t(p));
-  out.log_covariance.assign(std::size_t(p), std::vector<double>(std::size_t(p), 0.0));
+  out.log_covariance.resize(std::size_t(p));  // row by row (GCC 12 misreads assign() of a temporary row)
   for (Eigen::Index i = 0; i < p; ++i)
-    for (Eigen::Index j = 0; j < p; ++j) out.log_covariance[std::size_t(i)][std::size_t(j)] = cov(i, j);
+    for (Eigen::Index j = 0; j < p; ++j) out.log_covariance[std::size_t(i)].push_back(cov(i, j));
   out.correlation.resize(std::size_t(p));
   for (auto& row : out.correlation) row.resize(std::size_t(p), 0.0);
   for (Eigen::Index i = 0; i < p; ++i) {

@@ -142,10 +142,11 @@ TEST_CASE("a collective's launch cost delays each collective's rounds, by hand, 
     CHECK(s.iteration_s == Approx(expected).epsilon(1e-3));
     // Live, emulated GPUs and launches over loopback: never faster than the plan (without the
     // launch it would be 4 ms, a third, faster). The upper bound catches only gross errors (the
-    // launch paid many times over): loopback TCP and the scheduler add milliseconds under CI load.
+    // launch paid ten times over): loopback TCP and the scheduler add milliseconds under CI
+    // load, and tens of them in the sanitizer build (+27 ms seen there).
     const Result l = live_engine.run(plan, {});
     CHECK(l.iteration_s >= expected * 0.99);
-    CHECK(l.iteration_s <= expected + 0.004 * 4 + 0.01);
+    CHECK(l.iteration_s <= expected + 0.004 * 10);
   }
   // No launch cost: exactly that much faster, on both engines.
   prof.collective_launch_s = 0;
