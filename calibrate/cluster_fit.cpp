@@ -134,11 +134,8 @@ FitCovariance merged_covariance(const Profile& base_profile, const ClusterFit& f
 }
 
 void check_fit_parameter(const std::string& name) {
-  const auto [stack, param] = split_name(name);
+  if (is_fit_parameter_name(name)) return;
   const auto& all = fit_parameter_names();
-  if (stack.empty() ? std::find(all.begin(), all.end(), param) != all.end()
-                    : is_stack_parameter(param))
-    return;
   std::string list;
   for (const auto& n : all) list += (list.empty() ? "" : ", ") + n;
   throw InputError("--free", "unknown parameter '" + name + "'",

@@ -9,14 +9,6 @@
 
 namespace possim::calibrate {
 
-namespace {
-
-bool physics(const std::string& n) {
-  return n == "tcp_goodput" || n == "tcp_host_bytes_per_s" || n == "pcie_bytes_per_s" || n == "compute_scale";
-}
-
-}  // namespace
-
 std::string SigmaAxes::method() const {
   std::string names;
   for (const auto& n : parameters) names += (names.empty() ? "" : ", ") + n;
@@ -30,7 +22,7 @@ std::vector<std::string> parameters_read(const Scenario& s) {
   std::vector<std::string> out;
   for (const std::string& name : s.profile.fit_covariance.parameters) {
     const auto dot = name.find('.');
-    bool read = physics(name);
+    bool read = is_physics_parameter(name);
     for (const auto& [strategy, p] : s.strategy_profiles) {
       if (read) break;
       if (dot != std::string::npos)

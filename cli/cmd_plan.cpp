@@ -349,8 +349,6 @@ int cmd_plan(const std::vector<std::string>& args) {
   EngineRequest request = engine_request();
   request.all_iterations = all_iterations;
   const auto engine = make_engine(engine_name, request);
-  std::vector<double> single(scenarios.size());
-  for (std::size_t i = 0; i < scenarios.size(); ++i) single[i] = single_gpu_images_per_s(scenarios[i], *engine);
 
   std::vector<Question> questions;
   for (std::size_t m = 0; m < scenarios.size(); ++m)

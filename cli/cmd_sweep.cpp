@@ -202,15 +202,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::mutex mutex;
   std::size_t done = mine - todo.size();
   double slowest_point_s = 0;
+  // A fitted profile's 95% interval, as possim run gives it (the point rerun at its sigma points).
+  RefinePoint refine;
+  if (!engine_named(engine->name()).capabilities.measures)
+    refine = [&](const Scenario& s, const SweepPoint& p, Result& r) { add_point_interval(s, p, *engine, r); };
   parallel_for(todo.size(), jobs, [&](std::size_t t) {
     const std::size_t i = todo[t];
     const auto started = std::chrono::steady_clock::now();
-    Result r = run_grid_point(grid, i, *engine, PointOptions{}, baselines);
-    // A fitted profile's 95% interval, as possim run gives it (the point rerun at its sigma points).
-    if (!engine_named(engine->name()).capabilities.measures) {
-      const Scenario s = grid.scenario(i);
-      add_point_interval(s, sweep_points(s).front(), *engine, r);
-    }
+    const Result r = run_grid_point(grid, i, *engine, PointOptions{}, baselines, refine);
     const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::string text = point_line(grid.points[i].key, grid.points[i].values, r);
     const std::lock_guard<std::mutex> lock(mutex);

@@ -325,11 +325,23 @@ const std::vector<std::string>& stack_parameter_names() {
 
 const std::vector<std::string>& fit_parameter_names() {
   static const std::vector<std::string> n = [] {
-    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale"};
+    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale"};  // the physics: is_physics_parameter
     for (const auto& s : stack_parameter_names()) v.push_back(s);
     return v;
   }();
   return n;
+}
+
+bool is_physics_parameter(const std::string& name) {
+  return name == "tcp_goodput" || name == "tcp_host_bytes_per_s" || name == "pcie_bytes_per_s" ||
+         name == "compute_scale";
+}
+
+bool is_fit_parameter_name(const std::string& name) {
+  const auto dot = name.find('.');
+  const std::string param = dot == std::string::npos ? name : name.substr(dot + 1);
+  const auto& names = dot == std::string::npos ? fit_parameter_names() : stack_parameter_names();
+  return std::find(names.begin(), names.end(), param) != names.end();
 }
 
 double* Profile::parameter_field(const std::string& n) {
@@ -594,14 +606,7 @@ static FitCovariance read_fit_covariance(const Reader& r, const json& v, const P
     const std::string where = json_check::index(at + ".parameters", i);
     const std::string n = text(r, names[i], where);
     const auto dot = n.find('.');
-    const std::string stack = dot == std::string::npos ? "" : n.substr(0, dot);
-    const std::string param = dot == std::string::npos ? n : n.substr(dot + 1);
-    const auto& all = fit_parameter_names();
-    const bool known = stack.empty() ? std::find(all.begin(), all.end(), n) != all.end()
-                                     : p.stacks.count(stack) &&
-                                           std::find(stack_parameter_names().begin(), stack_parameter_names().end(),
-                                                     param) != stack_parameter_names().end();
-    if (!known) r.fail(where, "'" + n + "' is not a parameter a fit frees here", "a name of possim calibrate fit --free");
+    if (!is_fit_parameter_name(n) || (dot != std::string::npos && !p.stacks.count(n.substr(0, dot)))) r.fail(where, "'" + n + "' is not a parameter a fit frees here", "a name of possim calibrate fit --free");
     if (std::find(c.parameters.begin(), c.parameters.end(), n) != c.parameters.end())
       r.fail(where, "'" + n + "' is listed twice", "each parameter once");
     c.parameters.push_back(n);

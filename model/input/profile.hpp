@@ -64,6 +64,11 @@ const std::vector<std::string>& stack_parameter_names();
 // tcp_host_bytes_per_s, pcie_bytes_per_s, compute_scale: a factor on the compute speed) and
 // the software parameters, top-level ("per_message_s") or one stack's ("STACK.per_message_s").
 const std::vector<std::string>& fit_parameter_names();
+// Whether `name` is one a fit may free: a fit_parameter_names() entry, or "STACK.P" with P a
+// software parameter (whether the profile has STACK is the caller's to check).
+bool is_fit_parameter_name(const std::string& name);
+// Whether a fit parameter is the node's physics, which no stack overrides.
+bool is_physics_parameter(const std::string& name);
 
 // What a least-squares fit (possim calibrate fit) left uncertain: the covariance of the
 // natural logarithms of its fitted parameters (the fit works in log space, so a parameter's

@@ -298,11 +298,14 @@ double BaselineCache::get(const SweepGrid& grid, std::size_t i, const Engine& en
 }
 
 Result run_grid_point(const SweepGrid& grid, std::size_t i, const Engine& engine,
-                      const PointOptions& opt, BaselineCache& baselines) {
+                      const PointOptions& opt, BaselineCache& baselines, const RefinePoint& refine) {
   try {
     const Scenario s = grid.scenario(i);
     const double single = baselines.get(grid, i, engine);
-    return run_point(s, sweep_points(s).front(), engine, single, opt);
+    const SweepPoint p = sweep_points(s).front();
+    Result r = run_point(s, p, engine, single, opt);
+    if (refine) refine(s, p, r);
+    return r;
   } catch (...) {
     rethrow_with(grid.path + ": " + grid.describe(i) + ": ");
   }

@@ -16,6 +16,7 @@
 // sweep_axes() order, the last varying fastest, whatever order the file gives them in.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -85,8 +86,11 @@ class BaselineCache {
   std::map<std::string, double> images_per_s_;
 };
 
-// Runs grid point i; a failure is rethrown with the point named first.
+// What a caller adds to a point's result from the point's own scenario (its intervals).
+using RefinePoint = std::function<void(const Scenario&, const SweepPoint&, Result&)>;
+
+// Runs grid point i, then `refine` on it; a failure is rethrown with the point named first.
 Result run_grid_point(const SweepGrid& grid, std::size_t i, const Engine& engine,
-                      const PointOptions& opt, BaselineCache& baselines);
+                      const PointOptions& opt, BaselineCache& baselines, const RefinePoint& refine = {});
 
 }  // namespace possim
