@@ -10,14 +10,9 @@ root=$PWD
 runs=${1:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/s.json" <<'JSON'
-{"name": "plan16", "model": "vgg19", "batch_per_gpu": 32,
- "cluster": {"nodes": [16], "nic_gbps": [10]}, "strategies": ["poseidon", "wfbp"],
- "iterations": 3, "profile": "titanx_maxwell"}
-JSON
 seconds() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null 2>&1; t1=$(date +%s%N); awk "BEGIN { print ($t1 - $t0) / 1e9 }"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-question=(plan "$work/s.json" --models vgg19,vgg19_22k -q)
+question=(plan bench/scenarios/plan16.json --models vgg19,vgg19_22k -q)
 sim=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --no-interval; done | median)
 sim_int=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}"; done | median)
 ana=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --engine analytic --no-interval; done | median)

@@ -66,7 +66,7 @@ breakdown() {
   echo "points are \`traces/measured/{caffe_ps,poseidon_caffe,tf_stock,cntk_1bit}.csv\`."
   echo
   echo '```'
-  ./possim profile show titanx_maxwell --sources | fold -s -w 110
+  ./possim profile show titanx_maxwell --sources | sed "s|$PWD/||" | fold -s -w 110
   echo '```'
   echo
   echo "## Predictions"
