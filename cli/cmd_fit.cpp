@@ -155,6 +155,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
     }
   if (!predict_path.empty() && !predict_points) {
     predict_scenario = load_scenario(predict_path);
+    require_one_model(predict_scenario, "possim calibrate fit --predict");
     // The fitted profile must be able to run it: its stacks and its precision.
     (void)with_profile(predict_scenario, base);
   }

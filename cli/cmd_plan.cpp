@@ -31,6 +31,7 @@
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
 #include "model/strategies/strategy.hpp"
+#include "model/workload/zoo.hpp"
 
 namespace possim::cli {
 
@@ -69,20 +70,41 @@ std::vector<double> parse_grid(const std::string& text) {
   return grid;
 }
 
-// The scenario with its model and strategies replaced, checked as any scenario is.
-Scenario variant(const std::string& path, const std::string& model, const std::vector<std::string>& strategies) {
+// A model to plan for and the batch per GPU it runs at, with why that batch.
+struct ModelAt {
+  std::string model;  // a zoo name or a layer JSON, as --models or the scenario gives it
+  int batch_per_gpu = 0;
+  std::string batch_source;  // "--batch", "the scenario's", "its paper batch", ...
+};
+
+// --batch wins; the scenario's own models run at its batch; another zoo model at its paper
+// batch (the scenario's batch belongs to the scenario's model); a layer JSON, which has
+// none, at the scenario's.
+ModelAt model_at(const std::string& model, const Scenario& base, int batch_option) {
+  if (batch_option > 0) return {model, batch_option, "--batch"};
+  const auto& own = base.model_refs;
+  if (std::find(own.begin(), own.end(), model) != own.end()) return {model, base.batch_per_gpu, "the scenario's"};
+  if (const int paper = paper_batch_per_gpu(model); paper > 0)
+    return {model, paper, "its paper batch; the scenario's, " + std::to_string(base.batch_per_gpu) + ", is for its own model"};
+  return {model, base.batch_per_gpu, "the scenario's (a layer JSON has no paper batch)"};
+}
+
+// The scenario with its model, batch and strategies replaced, checked as any scenario is.
+// `asked`: the model, batch or strategies came from an option, which errors then name.
+Scenario variant(const std::string& path, const ModelAt& m, const std::vector<std::string>& strategies, bool asked) {
   // Through the same door as load_scenario: depth-limited, every parse error one line.
   json j = json_check::Reader(path).parse(read_input_file(path, "scenario file", "an existing scenario JSON"),
                                           "a scenario JSON object");
   if (!j.is_object()) json_check::Reader(path).fail("", json_check::describe(j) + " is not an object", "a scenario JSON object");
-  if (!model.empty()) j["model"] = model;
+  j["model"] = m.model;
+  j["batch_per_gpu"] = m.batch_per_gpu;
   if (!strategies.empty()) j["strategies"] = strategies;
   const std::string dir = fs::path(path).parent_path().string();
   try {
     return parse_scenario(j.dump(), path, dir.empty() ? "." : dir);
   } catch (const InputError& e) {
-    if (model.empty() && strategies.empty()) throw;
-    throw InputError(std::string("--models/--strategies: ") + e.what());
+    if (!asked && strategies.empty()) throw;
+    throw InputError(std::string("--models/--batch/--strategies: ") + e.what());
   }
 }
 
@@ -95,6 +117,7 @@ struct Question {
 
 json answer_json(const Question& q, const Scenario& s, const Answer& a) {
   return {{"model", s.network.name},
+          {"batch_per_gpu", s.batch_per_gpu},
           {"strategy", q.strategy},
           {"reach", to_string(a.reach)},
           {"nodes", a.nodes},
@@ -153,6 +176,8 @@ struct Plan {
   std::vector<double> grid;
   Prices prices;
   std::string json_path, engine;
+  int scenario_batch_per_gpu;  // the scenario file's; each model's is in its scenario
+  std::vector<ModelAt> models;  // one per scenario
   std::vector<Scenario> scenarios;
   std::vector<Question> questions;
   std::vector<Answer> answers;
@@ -172,8 +197,13 @@ void print_answers(const Plan& p) {
               {"gradient_dtype", to_string(s0.numerics.gradient)},
               {"transport", to_string(s0.transport)},
               {"gpus_per_node", s0.gpus_per_node},
-              {"batch_per_gpu", s0.batch_per_gpu},
+              {"batch_per_gpu", p.scenario_batch_per_gpu},
               {"provenance", provenance_json(s0, p.engine)}};
+  out["models"] = json::array();
+  for (std::size_t m = 0; m < p.models.size(); ++m)
+    out["models"].push_back({{"model", p.scenarios[m].network.name},
+                             {"batch_per_gpu", p.models[m].batch_per_gpu},
+                             {"batch_source", p.models[m].batch_source}});
   std::vector<std::string> head = {"model", "strategy"};
   if (p.by_cost) {
     out["question"] = "cheapest_cluster";
@@ -241,8 +271,11 @@ void print_answers(const Plan& p) {
   }
   out["answers"] = list;
   if (!p.axes.empty()) out["uncertainty"] = {{"method", p.axes.method()}, {"parameters", p.axes.parameters}};
+  std::string batch = "batch " + std::to_string(s0.batch_per_gpu) + "/GPU";
+  for (const Scenario& s : p.scenarios)
+    if (s.batch_per_gpu != s0.batch_per_gpu) batch = "each model at its own batch (stderr, --json)";
   std::cout << s0.name << ": engine " << p.engine << ", profile " << s0.profile.name << " at "
-            << to_string(s0.numerics.precision) << ", " << s0.gpus_per_node << " GPU/node, batch " << s0.batch_per_gpu << "/GPU; ";
+            << to_string(s0.numerics.precision) << ", " << s0.gpus_per_node << " GPU/node, " << batch << "; ";
   if (p.by_cost) std::cout << "cheapest cluster reaching " << fixed(p.images_per_s, 1) << " images/s at " << p.prices.path << " prices (" << p.prices.date << ")\n\n";
   else if (p.by_nodes) std::cout << "most nodes keeping " << percent(p.target) << " scaling efficiency at " << fixed(p.gbps, 1) << " Gbit/s\n\n";
   else std::cout << "least NIC bandwidth keeping " << percent(p.target) << " scaling efficiency (grid, then bisection to 2%)\n\n";
@@ -280,12 +313,15 @@ int cmd_plan(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string scenario_path, engine_name, grid_text, models_text, strategies_text, nodes_text, prices_path, json_path;
   double target = 0.9, gbps = 0, images_per_s = 0;
-  int max_nodes_limit = 256, jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  int max_nodes_limit = 256, jobs = int(std::max(1u, std::thread::hardware_concurrency())), batch_option = 0;
   bool quiet = false, all_iterations = false, no_interval = false;
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file (profile, batch, GPUs per node, shards, ...)")(
       "target-efficiency", po::value(&target)->default_value(0.9), "scaling efficiency to keep (speedup / GPUs)")(
       "grid", po::value(&grid_text), "NIC speeds to try, Gbit/s, comma-separated (default 1,2,5,10,25,40,50,100,200,400)")(
-      "models", po::value(&models_text), "zoo names or layer JSONs, comma-separated (default: the scenario's)")(
+      "models", po::value(&models_text),
+      "zoo names or layer JSONs, comma-separated (default: the scenario's); a zoo model other than the "
+      "scenario's runs at its paper batch")(
+      "batch", po::value(&batch_option), "images per GPU for every model (default: see --models)")(
       "strategies", po::value(&strategies_text), "comma-separated (default: the scenario's, less single)")(
       "nodes", po::value(&nodes_text), "node counts for the bandwidth answer (default: the scenario's)")(
       "gbps", po::value(&gbps), "answer instead: the most nodes keeping the target at this NIC speed")(
@@ -323,14 +359,23 @@ int cmd_plan(const std::vector<std::string>& args) {
     throw InputError("--images-per-s", "", json_check::describe(json(images_per_s)) + " is out of range", "a positive throughput");
   const Prices prices = by_cost ? load_prices(prices_path) : Prices{};
 
-  // One scenario per model, every strategy asked.
+  if (vm.count("batch") && !(batch_option >= 1 && batch_option <= limits::kMaxBatchPerGpu))
+    throw InputError("--batch", "", std::to_string(batch_option) + " is out of range",
+                     "images per GPU in [1, " + std::to_string(limits::kMaxBatchPerGpu) + "]");
+
+  // One scenario per model, every strategy asked; each model at the batch model_at gives it.
+  const Scenario base = load_scenario(scenario_path);
   std::vector<Scenario> scenarios;
-  const std::vector<std::string> models =
-      vm.count("models") ? split(models_text, "--models", "model names, comma-separated") : std::vector<std::string>{""};
+  std::vector<ModelAt> models;
+  const std::vector<std::string> names =
+      vm.count("models") ? split(models_text, "--models", "model names, comma-separated") : base.model_refs;
   std::vector<std::string> strategies =
       vm.count("strategies") ? split(strategies_text, "--strategies", "strategy names, comma-separated")
                              : std::vector<std::string>{};
-  for (const std::string& m : models) scenarios.push_back(variant(scenario_path, m, strategies));
+  for (const std::string& name : names) {
+    models.push_back(model_at(name, base, batch_option));
+    scenarios.push_back(variant(scenario_path, models.back(), strategies, vm.count("models") || vm.count("batch")));
+  }
   if (strategies.empty())
     for (const std::string& st : scenarios.front().strategies)
       if (!is_reference(st)) strategies.push_back(st);
@@ -349,6 +394,13 @@ int cmd_plan(const std::vector<std::string>& args) {
   EngineRequest request = engine_request();
   request.all_iterations = all_iterations;
   const auto engine = make_engine(engine_name, request);
+
+  // Every input checked: say which batch each model runs at (--quiet too, when it is not
+  // simply the scenario's).
+  for (std::size_t m = 0; m < models.size(); ++m)
+    if (!quiet || models.size() > 1 || models[m].batch_per_gpu != base.batch_per_gpu)
+      std::cerr << "possim: " << scenarios[m].network.name << " at batch " << models[m].batch_per_gpu << "/GPU ("
+                << models[m].batch_source << ")\n";
 
   std::vector<Question> questions;
   for (std::size_t m = 0; m < scenarios.size(); ++m)
@@ -419,7 +471,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   line.finish();
 
   Plan plan{by_cost, by_nodes, target, gbps, images_per_s, max_nodes_limit, grid, prices, json_path,
-            engine->name(), std::move(scenarios), std::move(questions), std::move(answers), std::move(intervals), axes};
+            engine->name(), base.batch_per_gpu, std::move(models), std::move(scenarios), std::move(questions), std::move(answers), std::move(intervals), axes};
   print_answers(plan);
   return 0;
 }

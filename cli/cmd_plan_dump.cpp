@@ -31,6 +31,7 @@ int cmd_plan_dump(const std::vector<std::string>& args) {
   if (vm.count("out") && out.empty()) throw InputError("--out", "", "is empty", "a file name");
   if (!out.empty()) check_output_file(out, "--out");
   const Scenario s = load_scenario(scenario_path);
+  require_one_model(s, "possim plan-dump");
   const SweepPoint p = choose_point(s, vm, strategy, nodes, gbps);
   const std::string text = plan_to_json(make_plan(p.strategy, plan_request(s, p))).dump(1) + "\n";
   if (out.empty())

@@ -99,8 +99,10 @@ void print_table(const Scenario& s, const std::vector<Result>& results, const ca
     t.add(row);
   }
   t.print(out);
+  out << "\nstall = the share of the iteration worker 0's GPU is idle (the iteration less its compute, SF "
+         "rebuild and quantization)\n";
   if (!shares.empty())
-    out << "\nwhere the time goes (shares of the iteration, adding up to it: what worker 0's GPU runs, and what it waits for when idle): ";
+    out << "where the time goes (shares of the iteration, adding up to it: what worker 0's GPU runs, and what it waits for when idle): ";
   for (std::size_t i = 0; i < shares.size(); ++i)
     out << (i ? ", " : "") << short_name(shares[i]) << " = " << share_meaning(shares[i]);
   if (!shares.empty()) out << "\n";
@@ -154,13 +156,15 @@ PointOptions trace_options(const Scenario& s, const po::variables_map& vm, bool 
 // Writes the traces into the output folder and frees the timelines. Returns what to
 // print: one line per trace with the workers it holds, or a summary when there are many.
 std::vector<std::string> write_traces(const Scenario& s, const PointOptions& o, std::vector<Result>& results,
-                                      OutputFolder& out, const std::string& out_dir) {
+                                      OutputFolder& out, const std::string& out_dir, bool several_models) {
   std::vector<std::string> lines, partial;  // partial: the traces that leave workers out
   double total_bytes = 0;
   for (Result& r : results) {
     if (r.partial() || !o.traces(SweepPoint{r.strategy, r.cluster.nodes, r.cluster.nic_gbps})) continue;
     const TraceMeta meta = trace_meta(s, r, o.trace_workers);
-    const std::string name = trace_file_name(r), text = chrome_trace(r.timeline, meta);
+    // Several models trace the same points: the model in the name keeps their files apart.
+    const std::string name = several_models ? "trace_" + r.model + trace_file_name(r).substr(5) : trace_file_name(r);
+    const std::string text = chrome_trace(r.timeline, meta);
     out.write(name, text);
     r.timeline = {};
     total_bytes += double(text.size());
@@ -179,6 +183,24 @@ std::vector<std::string> write_traces(const Scenario& s, const PointOptions& o, 
   }
   lines.push_back("open them in Perfetto (ui.perfetto.dev) or chrome://tracing");
   return lines;
+}
+
+// results.json's "model": the model's name, or the list of them when "model" is a list.
+nlohmann::json model_names(const std::vector<Scenario>& models) {
+  if (models.size() == 1) return models.front().network.name;
+  nlohmann::json names = nlohmann::json::array();
+  for (const Scenario& m : models) names.push_back(m.network.name);
+  return names;
+}
+
+// The provenance of the first model's scenario; with several models, "model" lists each
+// one's (name, ref, sha256), as a sweep over models does.
+nlohmann::json run_provenance(const std::vector<Scenario>& models, const std::string& engine) {
+  nlohmann::json p = provenance_json(models.front(), engine);
+  if (models.size() == 1) return p;
+  p["model"] = nlohmann::json::array();
+  for (const Scenario& m : models) p["model"].push_back(provenance_json(m, engine)["model"]);
+  return p;
 }
 
 }  // namespace
@@ -220,14 +242,19 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!parse("run", args, desc, pos, vm, "SCENARIO [--engine E] [--out DIR] [--trace] [--trace-point S:N:G]... [--trace-workers LIST]"))
     return 0;
 
-  const Scenario s = load_scenario(scenario_path);
+  // "model" may be a list: each model's points run in turn, as a sweep axis would.
+  const std::vector<Scenario> models = per_model(load_scenario(scenario_path));
+  const Scenario& s = models.front();
+  const EngineInfo& info = engine_named(engine_name);
+  if (models.size() > 1 && info.capabilities.measures)  // its nodes are made for one model's kernels
+    throw InputError(s.path, "model", "is a list of " + std::to_string(models.size()) + " models",
+                     "one model with --engine " + info.name + " (a list with a predicting engine)");
   EngineRequest request = engine_request(&s);
   request.all_iterations = all_iterations;
   request.reduce = reduce_mode(reduce, no_reduce);
   request.coordinator = coordinator;
   request.quiet = quiet;
   request.network_solver = network_solver;
-  const EngineInfo& info = engine_named(engine_name);
   const auto engine = make_engine(engine_name, request);
   if (!engine->writes_results()) {  // a rank serving its node in a live run under mpirun
     engine->serve();
@@ -262,17 +289,23 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cerr << "possim: warning: " << caveat << "\n";
 
   // Progress on stderr when a person watches it (a terminal): points done, time left, the last one.
-  ProgressLine line("run", sweep_points(s).size(), 0, !quiet, /*terminal_only=*/true);
+  const std::size_t per_model_points = sweep_points(s).size();
+  ProgressLine line("run", per_model_points * models.size(), 0, !quiet, /*terminal_only=*/true);
+  std::size_t before = 0;  // points of the models already run
   const auto progress = [&](std::size_t done, std::size_t, const Result& r) {
-    line.update(done, result_label(r));
+    line.update(before + done, result_label(r));
   };
-  std::vector<Result> results;
+  std::vector<std::vector<Result>> by_model;  // results, per model run
   std::string failure;  // a live point failed: what came before it, and what it measured, are kept
-  try {
-    results = run_sweep(s, *engine, jobs, progress, run);
-  } catch (const SweepFailure& f) {
-    results = f.kept;
-    failure = f.what();
+  for (const Scenario& m : models) {
+    try {
+      by_model.push_back(run_sweep(m, *engine, jobs, progress, run));
+    } catch (const SweepFailure& f) {
+      by_model.push_back(f.kept);
+      failure = f.what();
+      break;
+    }
+    before += per_model_points;
   }
   line.finish();
   // Error bars from the fit's covariance, through the same engine. A measuring engine's
@@ -284,23 +317,27 @@ int cmd_run(const std::vector<std::string>& args) {
         std::cerr << "possim: note: the " << engine->name() << " engine measures: no interval from profile "
                   << s.profile.name << "'s fit covariance\n";
     } else {
-      axes = add_intervals(s, *engine, jobs, results, !quiet);
+      for (std::size_t i = 0; i < by_model.size(); ++i)
+        if (const calibrate::SigmaAxes a = add_intervals(models[i], *engine, jobs, by_model[i], !quiet); !a.empty())
+          axes = a;
       if (axes.empty() && !quiet)
         std::cerr << "possim: note: no interval: profile " << s.profile.name
                   << "'s fit determined none of the parameters this scenario reads\n";
     }
   }
+  std::vector<Result> results;
+  for (const std::vector<Result>& part : by_model) results.insert(results.end(), part.begin(), part.end());
 
   nlohmann::json j = {{"scenario", s.name},
                       {"scenario_path", s.path},
-                      {"model", s.network.name},
+                      {"model", model_names(models)},
                       {"profile", s.profile.name},
                       {"precision", to_string(s.numerics.precision)},
                       {"gradient_dtype", to_string(s.numerics.gradient)},
                       {"transport", to_string(s.transport)},
                       {"engine", engine->name()},
                       {"seed", s.seed},
-                      {"provenance", provenance_json(s, engine->name())},
+                      {"provenance", run_provenance(models, engine->name())},
                       {"results", nlohmann::json::array()}};
   if (!failure.empty()) j["failure"] = failure;
   if (!axes.empty())
@@ -311,11 +348,15 @@ int cmd_run(const std::vector<std::string>& args) {
   for (const Result& r : results) j["results"].push_back(result_to_json(r));
   out.write("results.json", j.dump(2) + "\n");
   out.write("results.csv", results_csv(results));
-  const std::vector<std::string> trace_lines = write_traces(s, run, results, out, out_dir);
+  const std::vector<std::string> trace_lines = write_traces(s, run, results, out, out_dir, models.size() > 1);
   out.commit();
 
   if (!quiet) {
-    print_table(s, results, axes, std::cout);
+    for (std::size_t i = 0; i < by_model.size(); ++i) {
+      if (by_model[i].empty()) continue;
+      if (i > 0) std::cout << "\n";
+      print_table(models[i], by_model[i], axes, std::cout);
+    }
     std::cout << "\nwrote " << out_dir << "/results.json and " << out_dir << "/results.csv\n";
     for (const std::string& line : trace_lines) std::cout << line << "\n";
   }

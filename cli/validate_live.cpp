@@ -66,6 +66,7 @@ double spread_s(const Result& r) {
 int validate_live(const std::string& scenario_path, double tolerance, const std::string& json_out) {
   handle_interrupts();
   const Scenario s = load_scenario(scenario_path);
+  require_one_model(s, "possim validate --live");
   const live::LiveSettings settings = live::live_settings(s);
   const auto live = make_engine("live", engine_request(&s));
   EngineRequest q = engine_request(&s);

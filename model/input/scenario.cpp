@@ -268,23 +268,42 @@ fs::path resolve(const std::string& ref, const std::string& base_dir) {
 }
 
 // Same rule as load_network: a zoo name, an existing file, or something path-like.
-Network read_model(const Reader& r, const std::string& ref, const std::string& base_dir) {
+// `at`: the field, "model" or "model[i]" in a list.
+Network read_model(const Reader& r, const std::string& ref, const std::string& base_dir, const std::string& at) {
   const std::string expected = "a zoo model (" + list(zoo_names()) + ") or a path to a layer JSON";
-  if (ref.empty()) r.fail("model", "is empty", expected);
+  if (ref.empty()) r.fail(at, "is empty", expected);
   if (!in_zoo(ref)) {
     std::error_code ec;
     const fs::path p = resolve(ref, base_dir);
     const bool path_like = ref.find('/') != std::string::npos ||
                            ref.find('\\') != std::string::npos || fs::path(ref).has_extension();
     if (!fs::exists(p, ec)) {
-      if (path_like) r.fail("model", "layer JSON '" + quoted(p.string()) + "' does not exist", expected);
-      r.fail("model", "unknown model '" + quoted(ref) + "'" + did_you_mean(ref, zoo_names()), expected);
+      if (path_like) r.fail(at, "layer JSON '" + quoted(p.string()) + "' does not exist", expected);
+      r.fail(at, "unknown model '" + quoted(ref) + "'" + did_you_mean(ref, zoo_names()), expected);
     }
   }
   try {
     return load_network(ref, base_dir);  // a bad layer JSON names its own file and field
   } catch (const std::invalid_argument& e) {
-    r.fail("model", e.what(), expected);
+    r.fail(at, e.what(), expected);
+  }
+}
+
+// "model": one model, or a list of distinct ones (a sweep axis, as cluster.nodes).
+void read_model_refs(const Reader& r, const json& v, Scenario& s) {
+  const std::string expected = "a zoo model name or a path to a layer JSON, or a list of them";
+  s.model_refs = r.sweep<std::string>(v, "model", expected, [&](const json& x, const std::string& at) {
+    return r.text(x, at, expected);
+  });
+  s.model_ref = s.model_refs.front();
+}
+
+// Each model's file read and checked; a list keeps every network (per_model splits them).
+void read_models(const Reader& r, bool listed, const std::string& base_dir, Scenario& s) {
+  for (std::size_t i = 0; i < s.model_refs.size(); ++i) {
+    Network n = read_model(r, s.model_refs[i], base_dir, listed ? index("model", i) : "model");
+    if (i == 0) s.network = n;
+    if (listed) s.networks.push_back(std::move(n));
   }
 }
 
@@ -392,8 +411,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
     r.fail("name", "'" + json_check::quoted(s.name) + "' cannot be a folder name", name_e);
   if (j.contains("description"))
     s.description = r.text(j["description"], "description", "a string");
-  s.model_ref = r.text(r.require(j, "", "model", "a zoo model or a path to a layer JSON"), "model",
-                       "a zoo model name or a path to a layer JSON");
+  read_model_refs(r, r.require(j, "", "model", "a zoo model or a path to a layer JSON, or a list of them"), s);
   const std::string batch_e = "images per GPU in [1, " + std::to_string(kMaxBatch) + "]";
   s.batch_per_gpu = int(r.integer(r.require(j, "", "batch_per_gpu", batch_e), "batch_per_gpu", 1,
                                   kMaxBatch, batch_e));
@@ -420,7 +438,7 @@ Scenario parse_scenario(const std::string& json_text, const std::string& where,
     }
   cross_check(r, s);
   // Files last, so that a scenario's own mistakes are reported before its references'.
-  s.network = read_model(r, s.model_ref, base_dir);
+  read_models(r, j["model"].is_array(), base_dir, s);
   s.profile = read_profile(r, s.profile_ref, base_dir);
   if (j.contains("stacks")) {
     const json& st = r.json_check::Reader::object(j["stacks"], "stacks",
@@ -467,6 +485,27 @@ Scenario with_profile(const Scenario& s, const Profile& p) {
 const Profile& Scenario::profile_for(const std::string& strategy) const {
   auto it = strategy_profiles.find(strategy);
   return it == strategy_profiles.end() ? profile : it->second;
+}
+
+std::vector<Scenario> per_model(const Scenario& s) {
+  if (s.networks.empty()) return {s};
+  Scenario one = s;
+  one.networks.clear();
+  std::vector<Scenario> out;
+  for (std::size_t i = 0; i < s.networks.size(); ++i) {
+    one.model_ref = s.model_refs[i];
+    one.model_refs = {s.model_refs[i]};
+    one.network = s.networks[i];
+    out.push_back(one);
+  }
+  return out;
+}
+
+void require_one_model(const Scenario& s, const std::string& command) {
+  if (s.model_refs.size() <= 1) return;
+  throw InputError(s.path, "model",
+                   "is a list of " + std::to_string(s.model_refs.size()) + " models (" + list(s.model_refs) + ")",
+                   "one model for " + command + " (possim run, sweep and plan take a list)");
 }
 
 Scenario load_scenario(const std::string& path) {

@@ -36,8 +36,13 @@ struct Scenario {
   std::string sha256;        // of the JSON text it was parsed from
   std::string name;
   std::string description;
-  std::string model_ref;     // zoo name or path to a layer JSON
-  Network network;
+  std::string model_ref;     // zoo name or path to a layer JSON (the first, of a list)
+  Network network;           // model_ref's
+  // "model" may be a list (a sweep axis, as cluster.nodes): every ref as written, in order
+  // (one entry for a single model), and, only for a list, every model's network.
+  // per_model() splits a list into scenarios of one model each.
+  std::vector<std::string> model_refs;
+  std::vector<Network> networks;
   int batch_per_gpu = 32;
   // "precision" and "gradient_dtype": how it trains (model/input/numerics.hpp); every
   // strategy's profile has it applied.
@@ -77,6 +82,12 @@ struct Scenario {
 Scenario load_scenario(const std::string& path);
 Scenario parse_scenario(const std::string& json_text, const std::string& where,
                         const std::string& base_dir);
+
+// One scenario per model of "model", in order (`s` itself when it names one model).
+std::vector<Scenario> per_model(const Scenario& s);
+// Throws InputError (file, "model", what was expected) when `s` lists several models and
+// `command` (e.g. "possim explain") answers for one.
+void require_one_model(const Scenario& s, const std::string& command);
 
 // `s` run on profile `p` instead (its precision applied, each strategy's stack re-applied):
 // a fitted profile's predictions, or a perturbed one's. Throws InputError naming `p` when

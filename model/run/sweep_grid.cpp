@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 using json_check::Reader;
 
 // The scenario's own lists that a base may hold: axes unless the sweep names them.
-const std::vector<std::string> kListAxes = {"strategies", "cluster.nodes", "cluster.nic_gbps"};
+const std::vector<std::string> kListAxes = {"model", "strategies", "cluster.nodes", "cluster.nic_gbps"};
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> parts;

@@ -44,7 +44,11 @@ class Poseidon : public Strategy {
       if (layer.kind != LayerKind::fc) {
         why = "not FC: no sufficient factors";
       } else if (b.workers() < 2) {
-        why = "one worker: nothing to exchange";
+        // Table 1 counts traffic between nodes only; the update still goes through the node's
+        // shard, and several GPUs still sync through their leader.
+        why = "one node: no peer node to send factors to (Table 1: 0 between nodes), so the PS";
+        if (r.cluster.gpus_per_node > 1)
+          why += "; its " + std::to_string(r.cluster.gpus_per_node) + " GPUs still sync through the leader";
       } else if (s == Scheme::sfb) {
         why = "SFB " + fmt_params(probe.sfb_params) + " <= " +
               (r.options.best_scheme == BestSchemeRule::atc17 ? "PS " + fmt_params(probe.ps_params)

@@ -128,6 +128,43 @@ TEST_CASE("Model and profile paths resolve against the scenario's folder", "[sce
   fs::remove_all(dir);
 }
 
+TEST_CASE("A list of models is a sweep axis: per_model splits it, one-model commands refuse it", "[scenario]") {
+  const fs::path dir = fs::temp_directory_path() / "possim_test_scenario_models";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "models");
+  Network cifar = make_zoo_network("cifar10_quick");
+  cifar.name = "my_cifar";
+  write(dir / "models" / "my_cifar.json", network_to_json(cifar).dump(2));
+  write(dir / "s.json", R"({ "model": ["vgg19", "models/my_cifar.json"], "batch_per_gpu": 16,
+    "cluster": { "nodes": [1, 2], "nic_gbps": [10] }, "strategies": ["ps"] })");
+  const Scenario s = load_scenario((dir / "s.json").string());
+  CHECK(s.model_refs == std::vector<std::string>{"vgg19", "models/my_cifar.json"});
+  CHECK(s.model_ref == "vgg19");
+  CHECK(s.network.name == "vgg19");
+  const std::vector<Scenario> each = per_model(s);
+  REQUIRE(each.size() == 2);
+  CHECK(each[0].network.name == "vgg19");
+  CHECK(each[1].network.name == "my_cifar");  // a layer JSON in a list resolves against the file
+  CHECK(each[1].model_ref == "models/my_cifar.json");
+  for (const Scenario& one : each) {
+    CHECK(one.model_refs.size() == 1);
+    CHECK(one.networks.empty());
+    CHECK(one.batch_per_gpu == 16);
+    CHECK(one.nodes == s.nodes);
+    CHECK_NOTHROW(require_one_model(one, "possim explain"));
+  }
+  const std::string msg = input_error([&] { require_one_model(s, "possim explain"); });
+  CHECK_THAT(msg, Catch::Matchers::StartsWith((dir / "s.json").string() + ": model: is a list of 2 models"));
+  CHECK_THAT(msg, Catch::Matchers::Contains("one model for possim explain"));
+  // One model written as a string: no list, per_model is the scenario itself.
+  const Scenario one = parse_scenario(R"({"model": "vgg19", "batch_per_gpu": 32,
+    "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["ps"]})", "one.json", ".");
+  CHECK(one.model_refs == std::vector<std::string>{"vgg19"});
+  CHECK(one.networks.empty());
+  CHECK(per_model(one).size() == 1);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("Every broken scenario names its file and the offending field", "[scenario]") {
   struct Case {
     const char* file;
@@ -142,6 +179,9 @@ TEST_CASE("Every broken scenario names its file and the offending field", "[scen
       {"unknown_model.json", "model: unknown model 'vgg91'; did you mean 'vgg19'?"},
       {"missing_model_file.json", "model: layer JSON"},
       {"missing_model.json", "model: missing"},
+      {"model_list_unknown.json", "model[1]: unknown model 'vgg91'; did you mean 'vgg19'?"},
+      {"model_list_duplicate.json", "model[2]: duplicate of model[0]"},
+      {"model_list_empty.json", "model: is an empty list"},
       {"zero_nodes.json", "cluster.nodes[0]: 0 is out of range"},
       {"negative_nodes.json", "cluster.nodes: -4 is out of range"},
       {"empty_nodes.json", "cluster.nodes: is an empty list"},
