@@ -26,6 +26,15 @@ std::string fmt(double x) {
   return b;
 }
 
+// At most `max_chars` bytes, cut at a UTF-8 boundary: notes nest (a chain of fits, a long
+// points path) and a profile's notes are bounded (limits::kMaxNoteChars).
+std::string bounded(std::string s, std::size_t max_chars) {
+  if (s.size() <= max_chars) return s;
+  std::size_t cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "...";
+}
+
 // What possim's profile reader says of p, or "" when it would load it.
 std::string load_problem(const Profile& p) {
   try {
@@ -122,12 +131,7 @@ FitCovariance merged_covariance(const Profile& base_profile, const ClusterFit& f
                                           (dof ? "" : " (no more points than parameters: s^2 unknown)"));
   if (from_base > 0) {
     // A chain of fits nests its sources: keep the note bounded (a profile's note limit).
-    std::string earlier = base.source;
-    if (earlier.size() > 1500) {
-      std::size_t cut = 1500;
-      while (cut > 0 && (static_cast<unsigned char>(earlier[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
-      earlier = earlier.substr(0, cut) + "...";
-    }
+    const std::string earlier = bounded(base.source, 1500);
     c.source += "; kept from the base profile (the covariance between the two fits taken as 0): " + earlier;
   }
   return c;
@@ -147,6 +151,36 @@ void check_fit_parameter(const Profile& base, const std::string& name) {
   check_fit_parameter(name);
   const std::string stack = split_name(name).first;
   if (!stack.empty() && !base.stacks.count(stack)) base.with_stack(stack);  // names the stacks
+}
+
+std::string parameter_mechanism(const std::string& name) {
+  static const std::map<std::string, std::string> m = {
+      {"tcp_goodput", "TCP's payload share of the NIC's line rate"},
+      {"tcp_host_bytes_per_s", "the payload one node's kernel TCP stack moves per direction"},
+      {"pcie_bytes_per_s", "host<->device copy rate over the node's bus"},
+      {"compute_scale", "a factor on the base profile's compute speed"},
+      {"server_apply_bytes_per_s", "a shard taking in one worker's update"},
+      {"server_update_bytes_per_s", "the optimizer's update, once per step when every worker's update is in"},
+      {"server_per_peer_s", "a shard's fixed work per worker request per tensor slice"},
+      {"client_pass_bytes_per_s", "a PS client passing over a layer's buffer once per shard to build its messages"},
+      {"runtime_copy_bytes_per_s", "a runtime staging every byte it sends or receives through host copies"},
+      {"step_sync_s", "a BSP step's synchronisation round with the servers, fixed seconds per step"},
+      {"per_message_s", "the software cost of one message"},
+      {"per_iteration_s", "a fixed framework cost per iteration on the GPU"},
+      {"quantize_bytes_per_s", "the 1-bit quantization pass over a gradient"},
+      {"collective_launch_s", "starting one collective, before each worker's first round"}};
+  const auto it = m.find(split_name(name).second);
+  if (it == m.end()) check_fit_parameter(name);  // names --free
+  return it == m.end() ? name : it->second;
+}
+
+std::vector<std::string*> parameter_sources(Profile& p, const std::string& name) {
+  const auto [stack, n] = split_name(name);
+  if (n != "compute_scale") return {stack.empty() ? &p.sources[n] : &p.stacks[stack].sources[n]};
+  std::vector<std::string*> out = {&p.sources["peak_flops_per_s"]};
+  if (!p.measured.empty()) out.push_back(&p.sources["measured"]);
+  if (!p.throughput.empty()) out.push_back(&p.sources["throughput"]);
+  return out;
 }
 
 std::pair<double, double> parameter_range(const std::string& name) {
@@ -413,25 +447,21 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
                                         " end of its range: not determined by these points)"
                                   : fmt(fit.values[i]) + " +/- " + fmt(fit.sigma[i]) + " (1 sigma)";
     const auto [stack, n] = split_name(fit.names[i]);
+    const std::string fitted = bounded(value + ", " + how, 1500);
     if (n == "compute_scale") {
-      const std::string s = "base profile " + base.name + " x compute_scale " + value + ", " + how;
+      const std::string s = "base profile " + base.name + " x compute_scale " + fitted;
       p.sources["peak_flops_per_s"] = s;
       if (!p.measured.empty())
         p.sources["measured"] =
-            "layer times of base profile " + base.name + " / compute_scale " + value + ", " + how;
+            "layer times of base profile " + base.name + " / compute_scale " + fitted;
       if (!p.throughput.empty())
         p.sources["throughput"] =
-            "points of base profile " + base.name + " x compute_scale " + value + ", " + how;
+            "points of base profile " + base.name + " x compute_scale " + fitted;
     } else {
+      // Written whole: the base's text held its own figure and how it was got (an earlier
+      // fit, "copied unchanged from base profile ..."), none of which holds any more.
       std::string& src = stack.empty() ? p.sources[n] : p.stacks[stack].sources[n];
-      // Keep the mechanism's description (the text before " -- fitted"), replace the figure.
-      // A base source that is only a figure (no mechanism) goes whole.
-      const auto cut = src.find(" -- fitted:");
-      if (cut != std::string::npos)
-        src.resize(cut);
-      else if (src.find("fitted by possim calibrate fit") != std::string::npos)
-        src.clear();
-      src += std::string(src.empty() ? "" : " -- ") + "fitted: " + value + ", " + how;
+      src = parameter_mechanism(n) + " -- fitted: " + fitted;
     }
   }
   p.fit_covariance = merged_covariance(base, fit, m.path, engine.name());

@@ -30,6 +30,11 @@ const std::vector<std::string>& default_fit_parameters();
 void check_fit_parameter(const std::string& name);
 void check_fit_parameter(const Profile& base, const std::string& name);
 double profile_parameter(const Profile& p, const std::string& name);  // compute_scale: 1
+// The mechanism a parameter stands for, one short phrase (README's table): the head of a
+// fitted parameter's source, which is written whole.
+std::string parameter_mechanism(const std::string& name);
+// The source notes a fitted parameter writes in p (compute_scale: the compute's three).
+std::vector<std::string*> parameter_sources(Profile& p, const std::string& name);
 // The physical range a fit keeps each parameter in (tcp_goodput at most 1, ...).
 std::pair<double, double> parameter_range(const std::string& name);
 // `base` with the named parameters set (compute_scale applied relative to base).

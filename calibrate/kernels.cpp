@@ -1,4 +1,5 @@
 #include "calibrate/kernels.hpp"
+#include "calibrate/fit_quality.hpp"
 
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
@@ -93,7 +94,7 @@ void summarize(KernelCalibration& cal, const Network& net) {
     if (c.pinned) x.push_back(c.bytes), y.push_back(c.median_s);
   std::set<double> distinct(x.begin(), x.end());
   if (distinct.size() >= 2) {
-    cal.copy_fit = fit_line(x, y);
+    cal.copy_fit = fit_line_nonnegative(x, y);  // a fixed cost is never negative: clamped, slope refitted
     cal.copy_fit_ok = cal.copy_fit.slope > 0;
   }
 }
@@ -327,6 +328,10 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
         "least-squares line seconds = latency + bytes / rate over pinned host<->device "
         "copies (both directions, " +
         std::to_string(cal.copy_fit.points) + " points, R^2 " + fmt(cal.copy_fit.r2) +
+        (cal.copy_fit.clamped_intercept < 0
+             ? "; the free line's latency " + fmt(cal.copy_fit.clamped_intercept * 1e6) +
+                   " us was negative, so latency is 0 and the rate refitted through the origin"
+             : std::string()) +
         "); the curve, pageable copies included, is in the sidecar";
     p.sources["pcie_bytes_per_s"] = fit;
     p.sources["pcie_latency_s"] = fit;

@@ -110,7 +110,7 @@ LineFit fit_common_slope(const std::vector<std::vector<double>>& x,
 }
 
 nlohmann::json to_json(const LineFit& f) {
-  return {{"intercept_s", f.intercept},
+  nlohmann::json j = {{"intercept_s", f.intercept},
           {"intercept_se_s", f.intercept_se},
           {"seconds_per_byte", f.slope},
           {"seconds_per_byte_se", f.slope_se},
@@ -119,6 +119,8 @@ nlohmann::json to_json(const LineFit& f) {
           {"r2", f.r2},
           {"points", f.points},
           {"outliers_dropped", f.dropped}};
+  if (f.clamped_intercept != 0) j["free_intercept_s_clamped_to_0"] = f.clamped_intercept;
+  return j;
 }
 
 }  // namespace possim::calibrate

@@ -12,6 +12,8 @@ struct LineFit {
   double r2 = 0;
   int points = 0;   // points in the fit
   int dropped = 0;  // outliers left out (fit_line_trimmed)
+  // fit_line_nonnegative: the free line's negative intercept, clamped to 0 (0: none clamped).
+  double clamped_intercept = 0;
   // For x = bytes, y = seconds: bytes/s and its 1-sigma uncertainty.
   double rate() const { return slope > 0 ? 1.0 / slope : 0; }
   double rate_se() const { return slope > 0 ? slope_se / (slope * slope) : 0; }

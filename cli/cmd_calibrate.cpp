@@ -21,6 +21,7 @@
 #include "calibrate/profile_json.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/poor_fit.hpp"
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
 #include "model/input/input_file.hpp"
@@ -45,6 +46,29 @@ void check_profile_outputs(const std::string& out) {
 namespace cal = possim::calibrate;
 namespace ex = possim::calibrate::exchange;
 
+// The copy line goes into pcie_bytes_per_s and pcie_latency_s: a poor one stops the command
+// (true) or, accepted, is said in their sources.
+bool poor_copy_fit(const cal::KernelCalibration& c, bool accepted, const std::string& out, Profile& p) {
+  const cal::FitVerdict v = cal::judge_copy_fit(c);
+  if (stop_for_poor_fit(v, accepted, "calibrate kernels", out)) return true;
+  if (v.poor())
+    for (const char* f : {"pcie_bytes_per_s", "pcie_latency_s"}) note_poor_fit(p.sources[f], v);
+  return false;
+}
+
+// The exchange's lines give the bandwidth that tcp_goodput, tcp_host_bytes_per_s and
+// per_message_s's wire time are made of: a poor one stops the command (true) or, accepted,
+// is said in the sources the exchange wrote.
+bool poor_exchange_fit(const ex::ExchangeResult& r, bool accepted, const std::string& out, Profile& p) {
+  const cal::FitVerdict v = cal::judge_exchange(r);
+  if (stop_for_poor_fit(v, accepted, "calibrate exchange", out)) return true;
+  if (v.poor())
+    for (const char* f : {"tcp_goodput", "tcp_host_bytes_per_s", "per_message_s"})
+      if (p.sources.count(f) && p.sources[f].find("possim calibrate exchange") != std::string::npos)
+        note_poor_fit(p.sources[f], v);
+  return false;
+}
+
 const char* kCalibrateUsage =
     "usage: possim calibrate SUBCOMMAND [options]\n"
     "\n"
@@ -60,6 +84,10 @@ const char* kCalibrateUsage =
     "            iteration times, images/s or speedups by least squares, with the engine that\n"
     "            predicts (SimGrid by default)\n"
     "\n"
+    "A poor fit (calibrate fit: RMS relative residual above 10% or a parameter stuck where its\n"
+    "mechanism is impossible; exchange, kernels' PCIe copies: a line below R^2 0.9 or with a\n"
+    "negative fixed cost) is named on stderr and exits 3 with nothing written, unless\n"
+    "--accept-poor-fit.\n"
     "`possim calibrate SUBCOMMAND --help` describes its options.\n";
 
 std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
@@ -70,7 +98,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string model, backend_name, precision_name, base_ref, out, name, from, roofline;
   int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1;
-  bool keep_throughput = false, no_copies = false, quiet = false;
+  bool keep_throughput = false, no_copies = false, quiet = false, accept_poor = false;
   desc.add_options()("model", po::value(&model), "zoo model name or layer JSON file")(
       "from", po::value(&from),
       "no backend: a recorded run (NAME.calibration.json) made into a profile on --base")(
@@ -94,6 +122,10 @@ int cmd_kernels(const std::vector<std::string>& args) {
       "keep-throughput", po::bool_switch(&keep_throughput),
       "keep the base profile's throughput points")("no-copies", po::bool_switch(&no_copies),
                                                    "skip the copy-bandwidth curve")(
+      "accept-poor-fit", po::bool_switch(&accept_poor),
+      "write the profile even when the host<->device copy line is poor: R^2 below 0.9 (a "
+      "negative fixed cost is first clamped to 0 and the rate refitted). Without it a poor line "
+      "is named on stderr, nothing is written, exit status 3; with it the PCIe sources say so")(
       "out", po::value(&out)->required(),
       "profile JSON to write (and NAME.calibration.json beside it)")(
       "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
@@ -125,6 +157,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
     const cal::KernelCalibration c = cal::recorded_calibration(side, net, from);
     Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
     if (optimizer) optimizer->apply_to(p);
+    if (poor_copy_fit(c, accept_poor, out, p)) return kPoorFitExit;
     nlohmann::json sidecar = cal::kernel_sidecar(c, base);
     sidecar["recorded"] = "timed on " + c.device + " and made into this profile by possim calibrate kernels --from " + from;
     cal::write_profile_with_sidecar(p, sidecar, out);
@@ -170,6 +203,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
   const cal::KernelCalibration c = cal::calibrate_kernels(net, batch, *backend, opt);
   Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
   if (optimizer) optimizer->apply_to(p);
+  if (poor_copy_fit(c, accept_poor, out, p)) return kPoorFitExit;
   cal::write_profile_with_sidecar(p, cal::kernel_sidecar(c, base), out);
 
   if (!quiet) {
@@ -189,7 +223,12 @@ int cmd_kernels(const std::vector<std::string>& args) {
       std::cout << "  "
                 << (c.copies_cross_a_bus ? "PCIe copies" : "host memcpy (not written: no bus)")
                 << ": " << si(c.copy_fit.rate(), "B/s") << ", " << g4(c.copy_fit.intercept * 1e6)
-                << " us fixed\n";
+                << " us fixed"
+                << (c.copy_fit.clamped_intercept < 0
+                        ? " (the free line's " + g4(c.copy_fit.clamped_intercept * 1e6) +
+                              " us clamped to 0, the rate refitted)"
+                        : std::string())
+                << ", R^2 " << fixed(c.copy_fit.r2, 5) << "\n";
     if (!c.estimated_layers.empty())
       std::cout << "  " << c.estimated_layers.size() << " layers estimated, not timed (--layers "
                 << layers << ")\n";
@@ -229,11 +268,38 @@ std::vector<double> parse_sizes(const std::string& text, const std::string& opti
   return out;
 }
 
+// Each path's line, the transport and the per-message cost.
+void print_exchange(const ex::ExchangeResult& r, const Profile& p, std::ostream& out) {
+  Table t({"path", "messages", "bandwidth", "+/-", "intercept us", "R^2"});
+  for (const auto& pf : r.paths)
+    t.add({pf.path,
+           std::to_string(pf.fit.points) +
+               (pf.fit.dropped ? " (-" + std::to_string(pf.fit.dropped) + ")" : ""),
+           si(pf.fit.rate(), "B/s"), si(pf.fit.rate_se(), "B/s"),
+           fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
+  t.print(out);
+  if (r.line_rate_bytes_per_s > 0) {
+    out << "line rate " << si(r.line_rate_bytes_per_s, "B/s")
+        << ": TCP payload / line = " << fixed(r.tcp_goodput, 4) << "; the profile's "
+        << describe(transport_rates(p, Cluster{})) << "\n";
+    if (r.wire_bytes_per_s > 0) {
+      const double ratio = r.wire_bytes_per_s / r.line_rate_bytes_per_s;
+      out << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes
+          << "): " << si(r.wire_bytes_per_s, "B/s") << " = " << fixed(ratio, 4)
+          << " of the shaped rate (" << (std::abs(ratio - 1) <= 0.05 ? "within" : "OUTSIDE")
+          << " 5%)\n";
+    }
+  }
+  out << "per message " << g4(r.per_message_s * 1e6) << " +/- "
+      << g4(r.per_message_se_s * 1e6) << " us; server apply "
+      << si(r.server_apply_bytes_per_s, "B/s") << "\n";
+}
+
 int cmd_exchange(const std::vector<std::string>& args) {
   po::options_description desc("options");
   ex::ExchangeOptions opt;
   std::string base_ref, out, name, coordinator, kv_sizes, sf_sizes;
-  bool with_apply = false, quiet = false;
+  bool with_apply = false, quiet = false, accept_poor = false;
   int rank = -1, size = -1;
   desc.add_options()("workers", po::value(&opt.workers)->default_value(2),
                      "worker processes (nodes)")("shards", po::value(&opt.shards)->default_value(2),
@@ -264,6 +330,11 @@ int cmd_exchange(const std::vector<std::string>& args) {
       "base", po::value(&base_ref)->default_value("titanx_maxwell"),
       "profile the fitted numbers are merged into")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
+      "accept-poor-fit", po::bool_switch(&accept_poor),
+      "write the profile even when a line is poor: a path's or the pooled R^2 below 0.9, or an "
+      "intercept more than 2 standard errors below 0 (not under --netns, whose token bucket makes "
+      "one real). Without it a poor line is named on stderr, nothing is written, exit status 3; "
+      "with it the sources the exchange wrote say so")(
       "out", po::value(&out)->required(), "profile JSON to write (rank 0 only under mpirun)")(
       "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
   po::positional_options_description pos;
@@ -315,34 +386,12 @@ int cmd_exchange(const std::vector<std::string>& args) {
         "possim calibrate exchange: shards' parameter updates (p -= lr g over "
         "each pushed KV pair), total bytes / total seconds";
   }
+  const bool stop = poor_exchange_fit(r, accept_poor, out, p);
+  if (!quiet) print_exchange(r, p, std::cout);  // the table says which line
+  if (stop) return kPoorFitExit;
   cal::write_profile_with_sidecar(p, ex::exchange_sidecar(r, opt, base), out);
-  if (!quiet) {
-    Table t({"path", "messages", "bandwidth", "+/-", "intercept us", "R^2"});
-    for (const auto& pf : r.paths)
-      t.add({pf.path,
-             std::to_string(pf.fit.points) +
-                 (pf.fit.dropped ? " (-" + std::to_string(pf.fit.dropped) + ")" : ""),
-             si(pf.fit.rate(), "B/s"), si(pf.fit.rate_se(), "B/s"),
-             fixed(pf.fit.intercept * 1e6, 1), fixed(pf.fit.r2, 5)});
-    t.print(std::cout);
-    if (r.line_rate_bytes_per_s > 0) {
-      std::cout << "line rate " << si(r.line_rate_bytes_per_s, "B/s")
-                << ": TCP payload / line = " << fixed(r.tcp_goodput, 4) << "; the profile's "
-                << describe(transport_rates(p, Cluster{})) << "\n";
-      if (r.wire_bytes_per_s > 0) {
-        const double ratio = r.wire_bytes_per_s / r.line_rate_bytes_per_s;
-        std::cout << "on the wire (payload x (MTU " << r.mtu << " + 14) / MSS " << r.mss_bytes
-                  << "): " << si(r.wire_bytes_per_s, "B/s") << " = " << fixed(ratio, 4)
-                  << " of the shaped rate (" << (std::abs(ratio - 1) <= 0.05 ? "within" : "OUTSIDE")
-                  << " 5%)\n";
-      }
-    }
-    std::cout << "per message " << g4(r.per_message_s * 1e6) << " +/- "
-              << g4(r.per_message_se_s * 1e6) << " us; server apply "
-              << si(r.server_apply_bytes_per_s, "B/s") << "\n"
-              << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(r.wall_s)
-              << " s)\n";
-  }
+  if (!quiet)
+    std::cout << "wrote " << out << " and " << cal::sidecar_path(out) << " (" << g4(r.wall_s) << " s)\n";
   return 0;
 }
 

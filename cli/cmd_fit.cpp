@@ -12,6 +12,7 @@
 #include "cli/intervals.hpp"
 #include "cli/options.hpp"
 #include "cli/points_report.hpp"
+#include "cli/poor_fit.hpp"
 #include "cli/table.hpp"
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
@@ -50,6 +51,63 @@ void print_scenario_predictions(const Scenario& s, const std::vector<Result>& re
       << "\n";
 }
 
+// The fit's parameters, their correlations, what the points do not determine, and every
+// point's residual.
+void print_fit(const cal::ClusterFit& f, const MeasurementSet& m, const Engine& engine, const Profile& base,
+               std::ostream& out) {
+  out << "fit of " << f.names.size() << " parameters to " << m.points.size()
+      << " points of " << m.path << " with the " << engine.name() << " engine (base "
+      << base.name << ", best of " << f.starts_tried << " starts, " << f.lm.iterations
+      << " iterations" << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
+  Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});
+  for (std::size_t i = 0; i < f.names.size(); ++i) {
+    const int b = f.lm.at_bound[i];
+    const std::string sigma = b < 0                       ? "at lower bound"
+                              : b > 0                     ? "at upper bound"
+                              : std::isfinite(f.sigma[i]) ? g4(f.sigma[i])
+                                                          : "unidentified";
+    t.add({f.names[i], g4(f.start[i]), g4(f.values[i]), sigma,
+           std::isfinite(f.sigma[i]) ? percent(f.sigma[i] / f.values[i]) : "-"});
+  }
+  t.print(out);
+  if (f.names.size() > 1) {
+    out << "\ncorrelation\n";
+    std::vector<std::string> head = {""};
+    for (std::size_t i = 0; i < f.names.size(); ++i) head.push_back(std::to_string(i + 1));
+    Table c(head);
+    for (std::size_t i = 0; i < f.names.size(); ++i) {
+      std::vector<std::string> row = {std::to_string(i + 1) + " " + f.names[i]};
+      for (std::size_t j = 0; j < f.names.size(); ++j)
+        row.push_back(i < f.correlation.size() && j < f.correlation[i].size() &&
+                              std::isfinite(f.correlation[i][j])
+                          ? fixed(f.correlation[i][j], 2)
+                          : "-");
+      c.add(row);
+    }
+    c.print(out);
+  }
+  for (std::size_t i = 0; i < f.names.size(); ++i) {
+    if (std::isfinite(f.sigma[i])) continue;
+    const std::string& n = f.names[i];
+    const bool per_iteration = n.size() >= 15 && n.compare(n.size() - 15, 15, "per_iteration_s") == 0;
+    if (per_iteration)  // it sits on the GPU, inside the time the throughput points fix
+      out << "note: these points do not determine " << n
+          << ": a model's single-GPU throughput point times its layers to batch / "
+             "images_per_s less per_iteration_s, so the iteration absorbs it; a fixed cost "
+             "outside the GPU is STACK.step_sync_s\n";
+    else
+      out << "note: these points do not determine " << n
+          << " (it never limits an iteration they measured); measure it directly or add "
+             "points where it does\n";
+  }
+  for (const auto& pair : cal::confounded(f))
+    out << "note: these points hardly tell apart " << pair
+        << ": only their combination is determined\n";
+  out << "\n";
+  print_points(out, f.points);
+  out << "RMS residual " << fixed(100 * f.rms_residual, 2) << "%\n";
+}
+
 }  // namespace
 
 int cmd_calibrate_fit(const std::vector<std::string>& args) {
@@ -59,7 +117,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   int batch = 32, shards = 0, restarts = 8;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   double latency_us = 50;
-  bool quiet = false;
+  bool quiet = false, accept_poor = false;
   std::string default_free;
   for (const auto& n : cal::default_fit_parameters())
     default_free += (default_free.empty() ? "" : ",") + n;
@@ -86,6 +144,11 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       "also predict, not fit: measured points (compared with the fitted profile), or a scenario JSON "
       "(its points run on the fitted profile, with 95% intervals from the fit's covariance)")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
+      "accept-poor-fit", po::bool_switch(&accept_poor),
+      "write the profile even when the fit is poor: RMS relative residual above 10%, or a "
+      "parameter stuck at the end of its range where its mechanism is impossible. Without it a "
+      "poor fit is named on stderr, nothing is written, exit status 3; with it the fitted "
+      "parameters' sources say so")(
       "quiet,q", po::bool_switch(&quiet), "no tables, no progress");
   po::positional_options_description pos;
   pos.add("measurements", -1);
@@ -163,6 +226,12 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   cal::ClusterFit f = cal::fit_cluster(base, m, opt);
   if (!quiet) std::cerr << "\n";
   f.fitted.name = name;
+  const cal::FitVerdict verdict = cal::judge_cluster_fit(f);
+  if (verdict.poor() && !accept_poor && !quiet) print_fit(f, m, *engine, base, std::cout);  // which points
+  if (stop_for_poor_fit(verdict, accept_poor, "calibrate fit", out)) return kPoorFitExit;
+  if (verdict.poor())
+    for (const auto& n : f.names)
+      for (std::string* src : cal::parameter_sources(f.fitted, n)) note_poor_fit(*src, verdict);
   std::vector<cal::PointResult> predicted;
   if (predict_points) predicted = cal::predict_points(f.fitted, held, opt.cluster, *engine, jobs);
   std::vector<Result> scenario_results;
@@ -176,6 +245,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   }
 
   nlohmann::json sidecar = cal::fit_sidecar(f, m.path, engine->name(), base, opt.cluster, shards, predicted);
+  if (verdict.poor()) sidecar["accepted_poor_fit"] = verdict.problems;
   if (!scenario_results.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Result& r : scenario_results) rows.push_back(result_to_json(r));
@@ -186,57 +256,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   cal::write_profile_with_sidecar(f.fitted, sidecar, out);
 
   if (!quiet) {
-    std::cout << "fit of " << f.names.size() << " parameters to " << m.points.size()
-              << " points of " << m.path << " with the " << engine->name() << " engine (base "
-              << base.name << ", best of " << f.starts_tried << " starts, " << f.lm.iterations
-              << " iterations" << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
-    Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});
-    for (std::size_t i = 0; i < f.names.size(); ++i) {
-      const int b = f.lm.at_bound[i];
-      const std::string sigma = b < 0                       ? "at lower bound"
-                                : b > 0                     ? "at upper bound"
-                                : std::isfinite(f.sigma[i]) ? g4(f.sigma[i])
-                                                            : "unidentified";
-      t.add({f.names[i], g4(f.start[i]), g4(f.values[i]), sigma,
-             std::isfinite(f.sigma[i]) ? percent(f.sigma[i] / f.values[i]) : "-"});
-    }
-    t.print(std::cout);
-    if (f.names.size() > 1) {
-      std::cout << "\ncorrelation\n";
-      std::vector<std::string> head = {""};
-      for (std::size_t i = 0; i < f.names.size(); ++i) head.push_back(std::to_string(i + 1));
-      Table c(head);
-      for (std::size_t i = 0; i < f.names.size(); ++i) {
-        std::vector<std::string> row = {std::to_string(i + 1) + " " + f.names[i]};
-        for (std::size_t j = 0; j < f.names.size(); ++j)
-          row.push_back(i < f.correlation.size() && j < f.correlation[i].size() &&
-                                std::isfinite(f.correlation[i][j])
-                            ? fixed(f.correlation[i][j], 2)
-                            : "-");
-        c.add(row);
-      }
-      c.print(std::cout);
-    }
-    for (std::size_t i = 0; i < f.names.size(); ++i) {
-      if (std::isfinite(f.sigma[i])) continue;
-      const std::string& n = f.names[i];
-      const bool per_iteration = n.size() >= 15 && n.compare(n.size() - 15, 15, "per_iteration_s") == 0;
-      if (per_iteration)  // it sits on the GPU, inside the time the throughput points fix
-        std::cout << "note: these points do not determine " << n
-                  << ": a model's single-GPU throughput point times its layers to batch / "
-                     "images_per_s less per_iteration_s, so the iteration absorbs it; a fixed cost "
-                     "outside the GPU is STACK.step_sync_s\n";
-      else
-        std::cout << "note: these points do not determine " << n
-                  << " (it never limits an iteration they measured); measure it directly or add "
-                     "points where it does\n";
-    }
-    for (const auto& pair : cal::confounded(f))
-      std::cout << "note: these points hardly tell apart " << pair
-                << ": only their combination is determined\n";
-    std::cout << "\n";
-    print_points(std::cout, f.points);
-    std::cout << "RMS residual " << fixed(100 * f.rms_residual, 2) << "%\n";
+    print_fit(f, m, *engine, base, std::cout);
     if (!predicted.empty()) {
       std::cout << "\npredicted, not fitted (" << held.path << "):\n";
       print_points(std::cout, predicted);

@@ -1,5 +1,6 @@
 // possim subcommands. Each returns the process exit status: 0 ok, 1 failure while
-// running, 2 bad input (one line on stderr naming what and where).
+// running, 2 bad input (one line on stderr naming what and where), 3 a calibration whose fit
+// is poor (cli/poor_fit.hpp).
 #pragma once
 #include <memory>
 #include <string>

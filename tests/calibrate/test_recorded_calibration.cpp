@@ -153,6 +153,49 @@ TEST_CASE("possim calibrate kernels --from makes the profile without a backend",
   CHECK_FALSE(fs::exists(dir / "y.json"));
 }
 
+TEST_CASE("possim calibrate kernels refuses a poor copy line that would go into the profile (exit 3)",
+          "[calibrate][recorded][cli][fit_quality]") {
+  const fs::path dir = test::scratch("cal", "poor_copies");
+  const Recorded r;
+  const auto recorded = [&](const json& points) {
+    json side = r.sidecar;
+    side["copies"] = {{"crosses_a_bus", true}, {"points", points}};
+    test::write_file(dir / "run.calibration.json", side.dump());
+  };
+  const auto copy = [](double bytes, double s) {
+    return json{{"direction", "h2d"}, {"pinned", true}, {"bytes", bytes}, {"median_s", s}};
+  };
+  // Copy times that shrink and grow with size: no PCIe rate in them.
+  recorded({copy(1e6, 3.8e-3), copy(2e6, 1.5e-3), copy(4e6, 9e-3), copy(8e6, 5.4e-3)});
+  const auto poor = test::run_possim("calibrate kernels --from run.calibration.json --base titanx_maxwell --out p.json", dir);
+  INFO(poor.err);
+  CHECK(poor.status == 3);
+  CHECK(poor.err.find("poor fit: pinned host<->device copies: R^2") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "p.json"));
+  CHECK_FALSE(fs::exists(dir / "p.calibration.json"));
+  const auto accepted = test::run_possim(
+      "calibrate kernels --from run.calibration.json --base titanx_maxwell --out p.json --accept-poor-fit", dir);
+  REQUIRE(accepted.status == 0);
+  const Profile p = load_profile((dir / "p.json").string());
+  for (const char* f : {"pcie_bytes_per_s", "pcie_latency_s"})
+    CHECK(p.sources.at(f).find("ACCEPTED AS A POOR FIT (--accept-poor-fit): pinned host<->device copies: R^2") !=
+          std::string::npos);
+  // A negative fixed cost (times growing faster than bytes) is clamped to 0 and the rate
+  // refitted through the origin: a line that is otherwise good is written.
+  recorded({copy(1e6, 0.05e-3), copy(4e6, 0.3e-3), copy(16e6, 2.0e-3), copy(64e6, 9.5e-3)});
+  const auto clamped = test::run_possim("calibrate kernels --from run.calibration.json --base titanx_maxwell --out c.json", dir);
+  INFO(clamped.err);
+  REQUIRE(clamped.status == 0);
+  const Profile c = load_profile((dir / "c.json").string());
+  CHECK(c.pcie_latency_s == 0);
+  const double sxy = 1e6 * 0.05e-3 + 4e6 * 0.3e-3 + 16e6 * 2e-3 + 64e6 * 9.5e-3;
+  const double sxx = 1e6 * 1e6 + 4e6 * 4e6 + 16e6 * 16e6 + 64e6 * 64e6;
+  CHECK(c.pcie_bytes_per_s == Approx(sxx / sxy));  // 1 / the slope through the origin
+  CHECK(c.sources.at("pcie_latency_s").find("was negative, so latency is 0") != std::string::npos);
+  CHECK(c.sources.at("pcie_latency_s").find("ACCEPTED") == std::string::npos);
+  fs::remove_all(dir);
+}
+
 // The shipped measured profile is what its script makes of the committed GPU recordings:
 // regenerating it after a change to the rules is a visible diff, not a silent drift.
 TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", "[calibrate][recorded][shipped]") {
