@@ -259,9 +259,12 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   const TaskId all = add(in);
   const Deps copied = staging(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1),
                              Payload::factors, {now(all)}, activation_dtype(precision_));
-  // One GEMM [M x (P1-1)K] x [(P1-1)K x N] rebuilds every peer's gradient.
+  // One GEMM [M x K'] x [K' x N] rebuilds every gradient the leader did not compute: each
+  // peer node's (its whole batch K) and, with several GPUs, its own node's other GPUs'
+  // (gathered as factors above), K' = (P1 - 1) K + (G - 1) B.
+  const double rebuilt_k = k * (workers() - 1) + double(req_.batch_per_gpu) * (req_.cluster.gpus_per_node - 1);
   Task rebuild = gpu_task(Step::rebuild, layer,
-                          2.0 * k * double(l.fc_m) * double(l.fc_n) * (workers() - 1) /
+                          2.0 * rebuilt_k * double(l.fc_m) * double(l.fc_n) /
                               req_.profile->rebuild_flops_at_precision());
   rebuild.deps = copied;
   TaskId last = add(rebuild);

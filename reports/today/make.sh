@@ -34,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
   echo "## Every point"
   for s in scenarios/today/*_*.json; do
     name=$(basename "$s" .json)
-    ./possim run "$s" --engine "$engine" --out "$tmp/$name" -q
+    ./possim run "$s" --engine "$engine" --out "$tmp/$name" | sed '/^wrote /d' > "$tmp/$name.table"
     ./possim report "$tmp/$name/results.json" --out "$tmp/figures/$name" --title "$name ($engine engine)" --max-figures 4 -q
     echo
     echo "### $name"
@@ -42,7 +42,7 @@ trap 'rm -rf "$tmp"' EXIT
     echo "Figures: [figures/$name/index.html](figures/$name/index.html)."
     echo
     echo '```'
-    ./possim run "$s" --engine "$engine" --out "$tmp/$name.again" | sed '/^wrote /d'
+    cat "$tmp/$name.table"
     echo '```'
   done
 } > "$tmp/README.md"

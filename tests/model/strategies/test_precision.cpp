@@ -87,6 +87,24 @@ TEST_CASE("all-reduce, 1-bit and SFB bytes follow the numerics, by hand", "[nume
   CHECK(rebuild32->duration_s == Approx(2.0 * batch * double(m) * double(n) * (nodes - 1) / 4e12).epsilon(1e-12));
 }
 
+TEST_CASE("SFB on nodes of several GPUs rebuilds the node's other GPUs' gradients too, by hand", "[plan]") {
+  // The leader gathers its node's other GPUs' factors and must rebuild their gradients as
+  // it rebuilds each peer node's: K' = (P1 - 1) G B + (G - 1) B rows in one GEMM.
+  const std::int64_t m = 4096, n = 4096;
+  const Network net = one_fc_net(m, n);
+  const Profile fp32 = with(Precision::fp32, DType::fp32);
+  const int nodes = 8, batch = 32, gpus = 4;
+  PlanRequest r = request(net, fp32, nodes, 10, batch);
+  r.cluster.gpus_per_node = gpus;
+  const SyncPlan sfb = make_plan("poseidon", r);
+  const Task* gather = first(sfb, Step::gather, Resource::intra_node);
+  const Task* rebuild = first(sfb, Step::rebuild, Resource::gpu);
+  REQUIRE(gather);
+  REQUIRE(rebuild);
+  const double rows = double(nodes - 1) * gpus * batch + double(gpus - 1) * batch;
+  CHECK(rebuild->duration_s == Approx(2.0 * rows * double(m) * double(n) / 4e12).epsilon(1e-12));
+}
+
 TEST_CASE("Poseidon's BestScheme weighs factor bytes against gradient bytes", "[numerics][plan]") {
   // Table 1 at 16 workers, 8 shards, K = 32, M = N = 300: SFB's 2 K (P1 - 1)(M + N) =
   // 576,000 values against the PS's 2 M N (P1 + P2 - 2) / P2 = 495,000 in fp32; under AMP
