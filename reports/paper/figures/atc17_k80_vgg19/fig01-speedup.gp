@@ -1,5 +1,5 @@
 # vgg19, batch 32/GPU, 8 GPU/node, 10 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-speedup.gp` in this folder
+# Written by possim report (possim 364612d-dirty). Run `gnuplot fig01-speedup.gp` in this folder
 # to draw fig01-speedup.svg and fig01-speedup.png again from fig01-speedup.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # Where an iteration goes: vgg19, 4 nodes x 8 GPU, 10 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim 364612d-dirty). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # Bytes per node per iteration: vgg19, 4 nodes x 8 GPU, 10 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-traffic.gp` in this folder
+# Written by possim report (possim 364612d-dirty). Run `gnuplot fig01-traffic.gp` in this folder
 # to draw fig01-traffic.svg and fig01-traffic.png again from fig01-traffic.dat.
 set datafile separator '\t'
 set encoding utf8

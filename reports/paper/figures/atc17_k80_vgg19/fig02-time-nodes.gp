@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: vgg19, tf_stock (simgrid), 8 GPU/node, 10 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig02-time-nodes.gp` in this folder
+# Written by possim report (possim 364612d-dirty). Run `gnuplot fig02-time-nodes.gp` in this folder
 # to draw fig02-time-nodes.svg and fig02-time-nodes.png again from fig02-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: vgg19, wfbp (simgrid), 8 GPU/node, 10 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig03-time-nodes.gp` in this folder
+# Written by possim report (possim 364612d-dirty). Run `gnuplot fig03-time-nodes.gp` in this folder
 # to draw fig03-time-nodes.svg and fig03-time-nodes.png again from fig03-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8
