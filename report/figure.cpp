@@ -1,8 +1,11 @@
 #include "model/strategies/strategy.hpp"
 #include "report/figure.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+
+#include "model/input/strategy_names.hpp"
 
 namespace possim::report {
 
@@ -29,19 +32,46 @@ std::string gp_text(const std::string& s) {
   return out;
 }
 
-std::string series_label(const ReportInputs& in, const ReportPoint& p) {
+const char* const kKeySetting = "set key outside top center horizontal box opaque\n";
+
+std::string series_label(const ReportInputs& in, const ReportPoint& p, bool with_file) {
   std::string label = p.result.strategy;
   if (in.engines.size() > 1) label += " (" + p.result.engine + ")";
-  if (in.files.size() > in.engines.size()) label += " [" + in.files.at(p.file).name + "]";
+  if (with_file) label += " [" + in.files.at(p.file).name + "]";
   return label;
 }
 
+bool several_scenarios(const std::vector<const ReportPoint*>& points) {
+  std::map<std::string, std::set<std::size_t>> files;  // engine -> its files in the figure
+  for (const ReportPoint* p : points)
+    if (files[p->result.engine].insert(p->file).second && files[p->result.engine].size() > 1) return true;
+  return false;
+}
+
+const std::vector<std::string>& strategy_palette() {
+  static const std::vector<std::string> palette = {
+      "#999999",  // grey: single
+      "#e41a1c",  // red: ps
+      "#ff7f00",  // orange: wfbp
+      "#377eb8",  // blue: poseidon
+      "#984ea3",  // purple: tf_stock
+      "#a65628",  // brown: adam
+      "#f781bf",  // pink: onebit
+      "#4daf4a",  // green: allreduce
+      "#00b5b8",  // cyan: hier_allreduce
+      "#b8a200",  // olive gold: tree_allreduce
+      "#1a1a6e",  // navy
+      "#000000",  // black
+  };
+  return palette;
+}
+
 std::string strategy_colour(const std::string& strategy) {
-  static const std::map<std::string, std::string> colours = {
-      {"single", "#7f7f7f"},   {"ps", "#d62728"},   {"wfbp", "#ff7f0e"},  {"poseidon", "#1f77b4"},
-      {"tf_stock", "#9467bd"}, {"adam", "#8c564b"}, {"onebit", "#e377c2"}, {"allreduce", "#2ca02c"}};
-  const auto it = colours.find(strategy);
-  return it == colours.end() ? "#17becf" : it->second;
+  const auto& names = strategy_names();
+  const auto& palette = strategy_palette();
+  const auto it = std::find(names.begin(), names.end(), strategy);
+  // A name the palette does not know (none today: readers accept strategy_names() only).
+  return it == names.end() ? palette.back() : palette[std::size_t(it - names.begin()) % palette.size()];
 }
 
 std::string num(double x) {

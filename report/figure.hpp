@@ -44,6 +44,9 @@ struct MeasuredMatch {
   double error = 0;  // predicted / measured - 1 in the unit measured (as `possim validate`)
 };
 std::vector<MeasuredMatch> match_measured(const ReportInputs& in);
+// The error of the quantity the measured figure draws: predicted images/s / measured images/s
+// - 1 (what its labels say; `error` is in the unit measured, iteration time for most points).
+double images_per_s_error(const MeasuredMatch& m);
 void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch>& matches, FigureSet& out);
 
 // Helpers the figure makers share.
@@ -58,10 +61,21 @@ std::string gp_quote(const std::string& s);
 // no trailing backslash (which would join the next line to this one).
 std::string gp_text(const std::string& s);
 // A series' label: the strategy, with the engine when the report holds several engines,
-// and the results file's name when several files share an engine.
-std::string series_label(const ReportInputs& in, const ReportPoint& p);
-// A fixed colour per strategy, so that a strategy looks the same in every figure.
+// and "[scenario]" (the results file's name) when `with_file`: when the figure holds
+// several results files of one engine (several_scenarios), and only then.
+std::string series_label(const ReportInputs& in, const ReportPoint& p, bool with_file);
+// Whether the points a figure holds come from more than one results file of the same engine
+// (so that a strategy's label needs its scenario to tell its series apart).
+bool several_scenarios(const std::vector<const ReportPoint*>& points);
+// The palette strategies are drawn in: 12 distinct colours (ColorBrewer's Set1 without its
+// yellow, and distinct additions), one per strategy in strategy_names() order.
+const std::vector<std::string>& strategy_palette();
+// A fixed colour per strategy from strategy_palette(), so that a strategy looks the same in
+// every figure and no two strategies share one.
 std::string strategy_colour(const std::string& strategy);
+// Where every figure's legend goes: above the plot area, outside it, in rows (never over the
+// x label or the data).
+extern const char* const kKeySetting;
 // %g of a number.
 std::string num(double x);
 // "fig03-KIND" for the n-th (from 0) figure of a kind.

@@ -36,12 +36,20 @@ std::vector<MeasuredMatch> match_measured(const ReportInputs& in) {
   return out;
 }
 
+double images_per_s_error(const MeasuredMatch& m) {
+  return m.measured_images_per_s > 0 ? m.predicted_images_per_s / m.measured_images_per_s - 1 : 0;
+}
+
 void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch>& matches, FigureSet& out) {
+  std::vector<const ReportPoint*> drawn;
+  for (const auto& m : matches)
+    if (m.predicted && m.measured_images_per_s > 0) drawn.push_back(m.predicted);
+  const bool with_file = several_scenarios(drawn);
   std::map<std::string, std::vector<const MeasuredMatch*>> series;  // by label
   double lo = 0, hi = 0;
   for (const auto& m : matches) {
     if (!m.predicted || !(m.measured_images_per_s > 0)) continue;
-    series[series_label(in, *m.predicted)].push_back(&m);
+    series[series_label(in, *m.predicted, with_file)].push_back(&m);
     for (const double v : {m.measured_images_per_s, m.predicted_images_per_s}) {
       lo = lo > 0 ? std::min(lo, v) : v;
       hi = std::max(hi, v);
@@ -53,15 +61,17 @@ void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch
   f.section = "Measured vs predicted";
   f.title = "Predicted against measured throughput (" + in.measured.path + ")";
   f.what = "Each measured point (" + in.measured.path + ") against possim's prediction of it from the "
-           "results, in images/s of the whole cluster; labels give the error (predicted / measured - 1 in the "
-           "unit measured, as possim validate reports it). Solid: equal; dashed: 10% off.";
+           "results, in images/s of the whole cluster; labels give the error in images/s, the quantity on the "
+           "axes (predicted images/s / measured images/s - 1: + where possim predicts more throughput than "
+           "measured). The table below gives the error in the unit measured, as possim validate reports it. "
+           "Solid: equal; dashed: 10% off.";
   std::string plots;
   std::size_t block = 0;
   for (const auto& [label, points] : series) {
-    f.data += "# " + gp_text(label) + "\n# measured images/s\tpredicted images/s\terror\n";
+    f.data += "# " + gp_text(label) + "\n# measured images/s\tpredicted images/s\timages/s error\n";
     for (const MeasuredMatch* m : points) {
       char err[32];
-      std::snprintf(err, sizeof err, "%+.0f%%", 100 * m->error);
+      std::snprintf(err, sizeof err, "%+.0f%%", 100 * images_per_s_error(*m));
       f.data += num(m->measured_images_per_s) + "\t" + num(m->predicted_images_per_s) + "\t" + err + "\n";
       f.files.insert(m->predicted->file);
     }
@@ -76,7 +86,7 @@ void add_measured_figure(const ReportInputs& in, const std::vector<MeasuredMatch
   const bool log = hi / lo >= 20;
   const double a = log ? lo / 1.3 : 0, b = hi * 1.1;
   f.plot = "set title " + gp_quote(f.title) + "\nset xlabel 'measured images/s'\nset ylabel 'predicted images/s'\n"
-           "set grid\nset key top left box opaque\nset size ratio -1\n" +
+           "set grid\n" + kKeySetting + "set size ratio -1\n" +
            std::string(log ? "set logscale xy\n" : "") + "set xrange [" + num(a) + ":" + num(b) + "]\nset yrange [" +
            num(a) + ":" + num(b) + "]\nplot x with lines lw 1.5 lc rgb '#555555' title 'predicted = measured', \\\n"
            "     1.1 * x with lines dt 2 lc rgb '#999999' title '10% off', \\\n"

@@ -28,14 +28,15 @@ const LineKind kSpeedup = {"speedup", "Speedup vs nodes", "nodes", "speedup over
 const LineKind kBandwidth = {"bandwidth", "Throughput vs bandwidth", "NIC line rate (Gbit/s)",
                              "images/s (whole cluster)", false,
                              "Training throughput of the whole cluster against each node's NIC line rate, "
-                             "one line per strategy."};
+                             "one line per strategy, at each node count above one (the largest first)."};
 
 // Everything but the x input and the strategy: points with the same context share a figure.
 // Ordered by number (1, 2, 10 Gbit/s), not by text.
 using Context = std::tuple<std::string, int, int, double, double, std::string>;
 Context context_key(const ReportPoint& p, bool x_is_nodes) {
   const Result& r = p.result;
-  return {r.model, r.batch_per_gpu, r.cluster.gpus_per_node, x_is_nodes ? r.cluster.nic_gbps : r.cluster.nodes,
+  // Bandwidth figures: the largest node count first (what --max-figures keeps).
+  return {r.model, r.batch_per_gpu, r.cluster.gpus_per_node, x_is_nodes ? r.cluster.nic_gbps : -double(r.cluster.nodes),
           r.cluster.latency_s, p.extra};
 }
 
@@ -52,12 +53,23 @@ std::string context(const ReportPoint& p, bool x_is_nodes) {
 }
 
 void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t max, FigureSet& out) {
-  // context -> series -> x -> point (the first of equal ones)
-  std::map<Context, std::map<std::string, std::map<double, const ReportPoint*>>> groups;
+  // context -> its points
+  std::map<Context, std::vector<const ReportPoint*>> contexts;
   for (const ReportPoint& p : in.points) {
     if (is_reference(p.result.strategy)) continue;  // one node: no line
-    const double x = kind.x_is_nodes ? p.result.cluster.nodes : p.result.cluster.nic_gbps;
-    groups[context_key(p, kind.x_is_nodes)][series_label(in, p)].emplace(x, &p);
+    // At one node no byte crosses a NIC: throughput against bandwidth is flat lines.
+    if (!kind.x_is_nodes && p.result.cluster.nodes < 2) continue;
+    contexts[context_key(p, kind.x_is_nodes)].push_back(&p);
+  }
+  // context -> series -> x -> point (the first of equal ones); a series is labelled with its
+  // scenario only where the figure holds several.
+  std::map<Context, std::map<std::string, std::map<double, const ReportPoint*>>> groups;
+  for (const auto& [key, points] : contexts) {
+    const bool with_file = several_scenarios(points);
+    for (const ReportPoint* p : points) {
+      const double x = kind.x_is_nodes ? p->result.cluster.nodes : p->result.cluster.nic_gbps;
+      groups[key][series_label(in, *p, with_file)].emplace(x, p);
+    }
   }
   std::size_t made = 0, skipped = 0;
   for (const auto& [key, series] : groups) {
@@ -111,7 +123,7 @@ void add_line_figures(const ReportInputs& in, const LineKind& kind, std::size_t 
     const double lo = *xs.begin(), hi = *xs.rbegin();
     const bool log_x = hi / lo >= (kind.x_is_nodes ? 64 : 10);
     f.plot = "set title " + gp_quote(ctx) + "\nset xlabel " + gp_quote(kind.x_label) + "\nset ylabel " +
-             gp_quote(kind.y_label) + "\nset grid\nset key top left box opaque\n";
+             gp_quote(kind.y_label) + "\nset grid\n" + kKeySetting;
     if (log_x) {
       // Ticks at the values drawn (1, 2, 5, 10, 25 Gbit/s) where they are few, else powers of 2.
       std::string tics;

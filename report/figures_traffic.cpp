@@ -12,12 +12,13 @@ namespace possim::report {
 void add_traffic_figures(const ReportInputs& in, std::size_t max, FigureSet& out) {
   std::size_t made = 0, skipped = 0;
   for (const auto& [model, points] : largest_cluster(in)) {
+    const bool with_file = several_scenarios(points);
     Figure f;
     f.data = "# series\tsent max MB\tsent mean MB\treceived max MB\treceived mean MB\n";
     std::set<std::string> seen;
     for (const ReportPoint* p : points) {
       const Result& r = p->result;
-      const std::string label = series_label(in, *p);
+      const std::string label = series_label(in, *p, with_file);
       if (r.sent_bytes_max + r.received_bytes_max <= 0 || !seen.insert(label).second) continue;
       f.data += gp_text(label) + "\t" + num(r.sent_bytes_max / 1e6) + "\t" + num(r.sent_bytes_mean / 1e6) + "\t" +
                 num(r.received_bytes_max / 1e6) + "\t" + num(r.received_bytes_mean / 1e6) + "\n";
@@ -39,7 +40,7 @@ void add_traffic_figures(const ReportInputs& in, std::size_t max, FigureSet& out
              "node. Where busiest and mean differ, one node is a hot spot (Adam's owner shard); where they "
              "agree, the load is spread evenly.";
     f.plot = "set title " + gp_quote(f.title) +
-             "\nset ylabel 'MB per iteration'\nset grid ytics\nset key below horizontal\n"
+             "\nset ylabel 'MB per iteration'\nset grid ytics\n" + kKeySetting +
              "set style data histograms\nset style histogram clustered gap 1\n"
              "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset yrange [0:*]\n" +
              std::string(slant ? "set xtics nomirror rotate by 25 right\n" : "set xtics nomirror\n") +
@@ -113,7 +114,7 @@ void add_layer_figures(const ReportInputs& in, std::size_t max, FigureSet& out) 
     f.height = int(std::min<std::size_t>(1400, std::max<std::size_t>(460, 120 + 14 * std::min<std::size_t>(n, 96))));
     f.plot = "set title " + gp_quote(f.title) + "\nset xlabel 'time from the iteration''s start (ms)'\n"
              "set ytics (" + tics + ")\nset ytics font ',9'\nset yrange [" + num(double(n) - 0.5) + ":-0.5]\n"
-             "set xrange [0:" + num(end_s * 1e3 * 1.03) + "]\nset grid xtics\nset key below horizontal\n"
+             "set xrange [0:" + num(end_s * 1e3 * 1.03) + "]\nset grid xtics\n" + kKeySetting +
              "set arrow from " + num(r.iteration_s * 1e3) + ", graph 0 to " + num(r.iteration_s * 1e3) +
              ", graph 1 nohead dt 2 lw 1.5 lc rgb '#555555'\nplot " + plots + "\n";
     out.figures.push_back(std::move(f));

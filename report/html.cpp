@@ -41,7 +41,7 @@ const char* kStyle =
 
 std::string measured_table(const std::vector<MeasuredMatch>& matches, const ReportInputs& in) {
   std::string t = "<table>\n<tr><th>point</th><th>model</th><th>strategy</th><th>nodes</th><th>Gbit/s</th>"
-                  "<th>measured</th><th>predicted</th><th>error</th><th>prediction from</th></tr>\n";
+                  "<th>measured</th><th>predicted</th><th>error (unit measured)</th><th>prediction from</th></tr>\n";
   for (const auto& m : matches) {
     const auto& p = *m.measured;
     const std::string unit = p.measured_as == "images_per_s" ? " img/s" : p.measured_as == "speedup" ? "x" : " s";
