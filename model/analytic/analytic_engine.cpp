@@ -230,6 +230,8 @@ void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, in
         const int worker = task.scope != Scope::worker || r == server_tx || r == server_rx ? -1 : 0;
         res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.label + " " + layer,
                                              to_string(task.step), s.start[s.id(t, i)], dur, t, task.layer, worker});
+        if (task.bytes > 0) res.timeline.back().bytes = task.bytes;
+        else if (task.tensor >= 0) res.timeline.back().bytes = plan.tensors[std::size_t(task.tensor)].bytes;
       }
     }
 }

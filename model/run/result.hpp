@@ -33,6 +33,11 @@ struct TimelineEvent {
   int iteration = 0;
   int layer = -1;   // the task's layer, -1 for none (barriers)
   int worker = -1;  // the worker whose task it is; -1 on shard and node tracks
+  // What the trace's args show beside the above (-1: none or not one).
+  double bytes = -1;  // what it moves: a copy's or flow's payload, on a NIC the sum of its flows
+  int peer = -1;      // NIC tracks: the node at the other end, when its flows all share one
+  int shard = -1;     // a shard's work; a flow to or from one shard
+  int flows = 0;      // NIC tracks: the flows it stands for
 };
 
 // Use of one link over the run (SimGrid engine): NIC directions and PCIe links.

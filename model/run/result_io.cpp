@@ -92,7 +92,8 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
   if (with_timeline) {
     nlohmann::json events = nlohmann::json::array();
     for (const TimelineEvent& e : r.timeline)
-      events.push_back({e.track, e.name, e.category, e.start_s, e.duration_s, e.iteration, e.layer, e.worker});
+      events.push_back({e.track, e.name, e.category, e.start_s, e.duration_s, e.iteration, e.layer, e.worker, e.bytes,
+                        e.peer, e.shard, e.flows});
     j["timeline"] = events;
   }
   return j;
@@ -190,9 +191,10 @@ LayerResult layer_from_json(const nlohmann::json& l, const Reader& r, const std:
 }
 
 TimelineEvent event_from_json(const nlohmann::json& e, const Reader& r, const std::string& at, const Result& res) {
-  const char* expected = "[track, name, category, start_s, duration_s, iteration, layer, worker]";
+  const char* expected = "[track, name, category, start_s, duration_s, iteration, layer, worker] and optionally "
+                         "[..., bytes, peer, shard, flows]";
   r.array(e, at, expected);
-  if (e.size() != 8) r.fail(at, "has " + std::to_string(e.size()) + " elements", expected);
+  if (e.size() != 8 && e.size() != 12) r.fail(at, "has " + std::to_string(e.size()) + " elements", expected);
   const auto text = [&](std::size_t i) { return r.label(e[i], json_check::index(at, i), limits::kMaxLabelChars, "a name"); };
   TimelineEvent ev;
   ev.track = text(0);
@@ -203,6 +205,12 @@ TimelineEvent event_from_json(const nlohmann::json& e, const Reader& r, const st
   ev.iteration = int(r.integer(e[5], json_check::index(at, 5), 0, res.iterations - 1, "an iteration of the run"));
   ev.layer = int(r.integer(e[6], json_check::index(at, 6), -1, limits::kMaxLayers - 1, "a layer index, or -1"));
   ev.worker = int(r.integer(e[7], json_check::index(at, 7), -1, limits::kMaxGpus - 1, "a worker, or -1"));
+  if (e.size() == 12) {
+    ev.bytes = r.number(e[8], json_check::index(at, 8), -1, kMaxBytes, "bytes, or -1");
+    ev.peer = int(r.integer(e[9], json_check::index(at, 9), -1, limits::kMaxNodes - 1, "a node, or -1"));
+    ev.shard = int(r.integer(e[10], json_check::index(at, 10), -1, limits::kMaxShards - 1, "a shard, or -1"));
+    ev.flows = int(r.integer(e[11], json_check::index(at, 11), 0, (long long)limits::kMaxTaskInstances, "a count of flows"));
+  }
   return ev;
 }
 

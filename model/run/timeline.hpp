@@ -4,7 +4,10 @@
 // by the task's scope), its name and category (the task's step), and which instances a
 // run keeps (RunOptions::timeline, trace_workers). The engines say only when each part ran.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/plan/instance_graph.hpp"
@@ -25,8 +28,12 @@ class Timeline {
   // `in` (or one part of it) ran from start_s to end_s.
   void instance(const Instance& in, double start_s, double end_s, const std::string& lane = "");
   // One flow of network instance `in`, on its sender's NIC tx and its receiver's NIC rx
-  // tracks (those of traced workers' nodes and of dedicated server nodes).
-  void flow(const Instance& in, int src_node, int dst_node, double start_s, double end_s);
+  // tracks (those of traced workers' nodes and of dedicated server nodes). A NIC's flows of
+  // one task and iteration (all workers' and shards' instances of it) are one event, from
+  // the first's start to the last's end, with their bytes summed and counted: a NIC then
+  // shows a few tasks at once rather than one slice per peer.
+  void flow(const Instance& in, int src_node, int dst_node, double start_s, double end_s, double bytes = -1,
+            int shard = -1);
 
   const std::vector<TimelineEvent>& events() const { return events_; }
 
@@ -38,6 +45,12 @@ class Timeline {
   bool on_;
   WorkerSelection traced_;
   std::vector<TimelineEvent> events_;
+  struct Merged {
+    std::size_t event = 0;
+    bool peers = false, shards = false;  // several peers, several shards
+  };
+  // (iteration, task, node, 0 tx / 1 rx) -> its event
+  std::map<std::tuple<int, std::uint32_t, int, int>, Merged> on_nic_;
 };
 
 }  // namespace possim

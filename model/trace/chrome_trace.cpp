@@ -1,12 +1,14 @@
 #include "model/trace/chrome_trace.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "model/plan/step.hpp"
@@ -15,19 +17,22 @@ namespace possim {
 
 namespace {
 
-// Tracks in reading order: each worker's GPU, PCIe and network, then each node's NIC
-// (tx, rx), then the shards, then anything else; numbers compare as numbers ("worker 10" after "worker 9").
-std::tuple<int, long, int, std::string> track_key(const std::string& track) {
+// Tracks in reading order: each worker's GPU streams ("GPU", then "GPU 1", "GPU 2", ...),
+// PCIe each way, GPU-GPU, network and host CPU, then each node's NIC (tx, rx), then the
+// shards, then anything else; numbers compare as numbers ("worker 10" after "worker 9").
+std::tuple<int, long, int, long, std::string> track_key(const std::string& track) {
   const auto number_after = [&](std::size_t pos) { return std::strtol(track.c_str() + pos, nullptr, 10); };
   if (track.rfind("worker ", 0) == 0) {
     const std::size_t space = track.find(' ', 7);
     const std::string what = space == std::string::npos ? "" : track.substr(space + 1);
-    const int order = what == "GPU" ? 0 : what == "PCIe" ? 1 : what == "GPU-GPU" ? 2 : 3;
-    return {0, number_after(7), order, what};
+    const bool gpu_lane = what.rfind("GPU ", 0) == 0;
+    const int order = what == "GPU" ? 0 : gpu_lane ? 1 : what.rfind("PCIe", 0) == 0 ? 2 : what == "GPU-GPU" ? 3
+                    : what == "net" ? 4 : 5;
+    return {0, number_after(7), order, gpu_lane ? std::strtol(what.c_str() + 4, nullptr, 10) : 0, what};
   }
-  if (track.rfind("node ", 0) == 0) return {1, number_after(5), track.find(" rx") != std::string::npos, track};
-  if (track.rfind("shard ", 0) == 0) return {2, number_after(6), 0, track};
-  return {3, 0, 0, track};
+  if (track.rfind("node ", 0) == 0) return {1, number_after(5), track.find(" rx") != std::string::npos, 0, track};
+  if (track.rfind("shard ", 0) == 0) return {2, number_after(6), 0, 0, track};
+  return {3, 0, 0, 0, track};
 }
 
 // Catapult's reserved colour names, so every viewer that honours "cname" tells compute,
@@ -41,14 +46,52 @@ const char* colour(const std::string& category) {
 // A slice as written: whole nanoseconds, on one thread.
 struct Slice {
   std::int64_t start_ns = 0, end_ns = 0;
-  int tid = 0;
+  int pid = 0, tid = 0;
 };
 
 double microseconds(std::int64_t ns) { return double(ns) / 1000.0; }
 
-// Threads for the tracks and their lanes, with each event's slice. Lane k > 0 of a track
-// is named "TRACK · k+1" and sorted right under it.
-std::vector<Slice> lay_out(const std::vector<TimelineEvent>& events, nlohmann::json& list) {
+// Where a track goes: its process (pid), and that process's name. A worker's tracks and its
+// node's NICs are node w's (worker w runs on node w), a shard's on the node that hosts it
+// (TraceMeta::shard_nodes; a process "shard S" of its own past the nodes when unknown),
+// the analytic engine's representative worker one process, anything else (the cluster's
+// "step sync") the trace's own process 0, named by its title.
+struct Place {
+  int pid = 0;
+  std::string process;
+};
+
+std::optional<long> number_after(const std::string& track, const char* prefix) {
+  const std::size_t n = std::char_traits<char>::length(prefix);
+  if (track.rfind(prefix, 0) != 0 || track.size() <= n || !std::isdigit(static_cast<unsigned char>(track[n])))
+    return std::nullopt;
+  return std::strtol(track.c_str() + n, nullptr, 10);
+}
+
+std::string node_name(long node, const TraceMeta& meta) {
+  std::string name = "node " + std::to_string(node);
+  if (meta.nodes > 0 && node >= meta.nodes) name += " (server)";
+  return name;
+}
+
+Place place(const std::string& track, const TraceMeta& meta, long shard_base) {
+  if (const auto w = number_after(track, "worker ")) return {int(*w) + 1, node_name(*w, meta)};
+  if (const auto n = number_after(track, "node ")) return {int(*n) + 1, node_name(*n, meta)};
+  if (const auto s = number_after(track, "shard ")) {
+    if (*s < long(meta.shard_nodes.size())) {
+      const int node = meta.shard_nodes[std::size_t(*s)];
+      return {node + 1, node_name(node, meta)};
+    }
+    return {int(shard_base + *s), "shard " + std::to_string(*s)};
+  }
+  if (track.rfind("representative ", 0) == 0) return {1, "representative worker"};
+  return {0, ""};
+}
+
+// Processes for the nodes, threads for the tracks and their lanes, with each event's
+// slice. Lane k > 0 of a track is named "TRACK · k+1" and sorted right under it. Threads
+// are numbered across the file in reading order, each sorted by its number.
+std::vector<Slice> lay_out(const std::vector<TimelineEvent>& events, const TraceMeta& meta, nlohmann::json& list) {
   std::vector<Slice> slices(events.size());
   std::map<std::string, std::vector<std::size_t>> by_track;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -57,12 +100,26 @@ std::vector<Slice> lay_out(const std::vector<TimelineEvent>& events, nlohmann::j
     slices[i].end_ns = std::max<std::int64_t>(slices[i].start_ns, std::llround((e.start_s + e.duration_s) * 1e9));
     by_track[e.track].push_back(i);
   }
-  std::vector<std::string> tracks;
-  for (const auto& [track, members] : by_track) tracks.push_back(track);
-  std::stable_sort(tracks.begin(), tracks.end(),
-                   [](const std::string& a, const std::string& b) { return track_key(a) < track_key(b); });
-  int tid = 0;
-  for (const std::string& track : tracks) {
+  // Shards of no known node get processes past every node.
+  long shard_base = std::max(1, meta.nodes) + 1;
+  for (const auto& [track, members] : by_track)
+    for (const char* prefix : {"worker ", "node "})
+      if (const auto n = number_after(track, prefix)) shard_base = std::max(shard_base, *n + 2);
+  for (int node : meta.shard_nodes) shard_base = std::max(shard_base, long(node) + 2);
+  std::vector<std::pair<Place, std::string>> tracks;
+  for (const auto& [track, members] : by_track) tracks.emplace_back(place(track, meta, shard_base), track);
+  std::stable_sort(tracks.begin(), tracks.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(a.first.pid, track_key(a.second)) < std::make_tuple(b.first.pid, track_key(b.second));
+  });
+  int tid = 0, pid = -1;
+  for (const auto& [where, track] : tracks) {
+    if (where.pid != pid && where.pid != 0) {
+      list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", where.pid}, {"tid", 0},
+                      {"args", {{"name", where.process}}}});
+      list.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", where.pid}, {"tid", 0},
+                      {"args", {{"sort_index", where.pid}}}});
+    }
+    pid = where.pid;
     std::vector<std::size_t>& members = by_track[track];
     std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
       return std::tie(slices[a].start_ns, slices[a].end_ns) < std::tie(slices[b].start_ns, slices[b].end_ns);
@@ -73,17 +130,31 @@ std::vector<Slice> lay_out(const std::vector<TimelineEvent>& events, nlohmann::j
       while (lane < lane_end.size() && lane_end[lane] > slices[i].start_ns) ++lane;
       if (lane == lane_end.size()) lane_end.push_back(0);
       lane_end[lane] = slices[i].end_ns;
+      slices[i].pid = pid;
       slices[i].tid = tid + 1 + int(lane);
     }
     for (std::size_t lane = 0; lane < lane_end.size(); ++lane) {
       const int id = ++tid;
       const std::string name = lane == 0 ? track : track + " \u00b7 " + std::to_string(lane + 1);
-      list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", id}, {"args", {{"name", name}}}});
-      list.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", id},
+      list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", id}, {"args", {{"name", name}}}});
+      list.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", id},
                       {"args", {{"sort_index", id}}}});
     }
   }
   return slices;
+}
+
+// What a slice's args say: the step, iteration, layer, worker, and what the record holds
+// of bytes, the peer node, the shard and the flows it stands for.
+nlohmann::json args_of(const TimelineEvent& e) {
+  nlohmann::json a = {{"step", e.category}, {"iteration", e.iteration}};
+  if (e.layer >= 0) a["layer"] = e.layer;
+  if (e.worker >= 0) a["worker"] = e.worker;
+  if (e.bytes >= 0) a["bytes"] = std::llround(e.bytes);
+  if (e.peer >= 0) a["peer"] = "node " + std::to_string(e.peer);
+  if (e.shard >= 0) a["shard"] = e.shard;
+  if (e.flows > 0) a["flows"] = e.flows;
+  return a;
 }
 
 // Arrows from each (worker, layer, iteration)'s backward slice to the same key's slices
@@ -111,9 +182,9 @@ std::size_t add_flows(const std::vector<TimelineEvent>& events, const std::vecto
     if (it == backward.end() || slices[it->second].end_ns > slices[i].start_ns) continue;
     const std::size_t from = it->second, id = ++flows;
     const std::string name = "gradient";
-    list.push_back({{"name", name}, {"cat", "gradient"}, {"ph", "s"}, {"id", id}, {"pid", 0},
+    list.push_back({{"name", name}, {"cat", "gradient"}, {"ph", "s"}, {"id", id}, {"pid", slices[from].pid},
                     {"tid", slices[from].tid}, {"ts", microseconds(mid(from))}});
-    list.push_back({{"name", name}, {"cat", "gradient"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", 0},
+    list.push_back({{"name", name}, {"cat", "gradient"}, {"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", slices[i].pid},
                     {"tid", slices[i].tid}, {"ts", microseconds(mid(i))}});
   }
   return flows;
@@ -125,21 +196,22 @@ std::string chrome_trace(const std::vector<TimelineEvent>& events, const TraceMe
   nlohmann::json list = nlohmann::json::array();
   list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                   {"args", {{"name", meta.title + (meta.workers.empty() ? "" : " \u00b7 " + meta.workers)}}}});
+  list.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", 0}, {"args", {{"sort_index", 0}}}});
   if (!meta.workers.empty())
     list.push_back({{"name", "process_labels"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                     {"args", {{"labels", meta.workers}}}});
-  const std::vector<Slice> slices = lay_out(events, list);
+  const std::vector<Slice> slices = lay_out(events, meta, list);
   for (std::size_t i = 0; i < events.size(); ++i) {
     const TimelineEvent& e = events[i];
     list.push_back({{"name", e.name},
                     {"cat", e.category},
                     {"ph", "X"},
-                    {"pid", 0},
+                    {"pid", slices[i].pid},
                     {"tid", slices[i].tid},
                     {"ts", microseconds(slices[i].start_ns)},
                     {"dur", microseconds(slices[i].end_ns - slices[i].start_ns)},
                     {"cname", colour(e.category)},
-                    {"args", {{"iteration", e.iteration}}}});
+                    {"args", args_of(e)}});
   }
   const std::size_t flows = add_flows(events, slices, list);
   nlohmann::json metadata = meta.args;

@@ -98,6 +98,10 @@ TraceMeta trace_meta(const Scenario& s, const Result& r, const WorkerSelection& 
   const bool one_worker = capabilities_of(r.engine).closed_form;
   m.workers = one_worker ? "one representative worker of " + std::to_string(r.cluster.nodes) + " (" + r.engine + " engine)"
                          : traced.describe(r.cluster.nodes);
+  if (!one_worker) {
+    m.nodes = r.cluster.nodes;
+    for (int shard = 0; shard < r.cluster.server_shards; ++shard) m.shard_nodes.push_back(r.cluster.shard_node(shard));
+  }
   m.args = {{"scenario", s.name},         {"model", r.model},
             {"strategy", r.strategy},     {"engine", r.engine},
             {"nodes", r.cluster.nodes},   {"gpus_per_node", r.cluster.gpus_per_node},

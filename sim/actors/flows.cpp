@@ -67,7 +67,7 @@ void Executor::post(const Outgoing& out) {
 
 void Executor::land(const Outgoing& o) {
   flow_landed(o.in, o.flow.src_node, o.flow.dst_node, o.flow.bytes);
-  recorder_.timeline().flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now());
+  recorder_.timeline().flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now(), o.flow.bytes, o.flow.shard);
   if (o.notify_shards && --*o.flow.slice_left == 0)
     core_.delivered(o.in, o.flow.shard, o.flow.slice);
   if (core_.last_part(o.in)) {

