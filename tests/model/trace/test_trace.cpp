@@ -82,7 +82,7 @@ TEST_CASE("Chrome trace: units, tracks and their order", "[trace]") {
       {"worker 2 net", "push fc6", "push", 0.3, 0.1, 0},
       {"worker 2 GPU", "forward conv1", "forward", 0.0, 0.1, 0},
   };
-  const std::string text = chrome_trace(events, TraceMeta{"test", "", {}});
+  const std::string text = chrome_trace(events, TraceMeta{"test", "", {}, 0, {}});
   const Parsed p = parse(text);
   REQUIRE(p.threads.size() == 4);
   CHECK(p.threads.at(1) == "worker 2 GPU");
@@ -116,7 +116,7 @@ TEST_CASE("Chrome trace: concurrent slices of a track go to lanes, none overlaps
       event("node 3 NIC tx", "push", 0.0, 1e-3), event("node 3 NIC tx", "push", 0.5e-3, 1e-3),
       event("node 3 NIC tx", "push", 1e-3, 0.2e-3), event("node 3 NIC tx", "push", 1.5e-3, 1e-3),
       event("node 3 NIC rx", "pull", 0.0, 1e-3)};
-  const Parsed p = parse(chrome_trace(events, TraceMeta{"t", "", {}}));
+  const Parsed p = parse(chrome_trace(events, TraceMeta{"t", "", {}, 0, {}}));
   REQUIRE(p.slices.size() == events.size());
   std::set<std::string> names;
   for (const auto& [tid, name] : p.threads) names.insert(name);
@@ -142,7 +142,7 @@ TEST_CASE("Chrome trace: a process per node with its shards and NICs and args on
   events[1].flows = 3;
   events[2].shard = 1;
   events[2].bytes = 2048.4;
-  TraceMeta meta{"t", "", {}};
+  TraceMeta meta{"t", "", {}, 0, {}};
   meta.nodes = 2;
   meta.shard_nodes = {0, 2};
   const std::string text = chrome_trace(events, meta);
@@ -174,7 +174,7 @@ TEST_CASE("Chrome trace: back-to-back slices stay on one lane despite rounding",
   const std::vector<TimelineEvent> events = {event("worker 0 GPU", "forward", 0.1, 0.2),
                                              event("worker 0 GPU", "forward", 0.3, 0.1)};
   REQUIRE(0.1 + 0.2 > 0.3);
-  const Parsed p = parse(chrome_trace(events, TraceMeta{"t", "", {}}));
+  const Parsed p = parse(chrome_trace(events, TraceMeta{"t", "", {}, 0, {}}));
   CHECK(p.threads.size() == 1);
   CHECK(p.slices[0].at("ts").get<double>() + p.slices[0].at("dur").get<double>() ==
         p.slices[1].at("ts").get<double>());
@@ -190,7 +190,7 @@ TEST_CASE("Chrome trace: arrows from a layer's backward to its later sync slices
       event("worker 0 net", "push", 1.2, 0.3, 5, 0, 1),         // another iteration: none
       event("node 0 NIC tx", "push", 1.2, 0.3, 5, -1),          // a node track: none
       event("worker 0 GPU", "forward", 2.0, 0.1, 5, 0)};        // compute: none
-  const std::string text = chrome_trace(events, TraceMeta{"t", "workers 0-1 of 4 (2-3 left out)", {}});
+  const std::string text = chrome_trace(events, TraceMeta{"t", "workers 0-1 of 4 (2-3 left out)", {}, 0, {}});
   const Parsed p = parse(text);
   REQUIRE(p.flows.size() == 4);
   std::map<std::string, int> tid;
