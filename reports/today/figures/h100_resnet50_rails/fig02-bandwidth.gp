@@ -1,5 +1,5 @@
 # resnet50, batch 64/GPU, 8 GPU/node, 8 nodes, latency 5 us
-# Written by possim report (possim 364612d-dirty). Run `gnuplot fig02-bandwidth.gp` in this folder
+# Written by possim report (possim a161e7b). Run `gnuplot fig02-bandwidth.gp` in this folder
 # to draw fig02-bandwidth.svg and fig02-bandwidth.png again from fig02-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -9,12 +9,12 @@ set title 'resnet50, batch 64/GPU, 8 GPU/node, 8 nodes, latency 5 us'
 set xlabel 'NIC line rate (Gbit/s)'
 set ylabel 'images/s (whole cluster)'
 set grid
-set key top left box opaque
+set key outside top center horizontal box opaque
 set xrange [100:416]
 set yrange [0:*]
-plot 'fig02-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#2ca02c' title 'allreduce', \
-     'fig02-bandwidth.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#17becf' title 'hier_allreduce', \
-     'fig02-bandwidth.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1f77b4' title 'poseidon'
+plot 'fig02-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#4daf4a' title 'allreduce', \
+     'fig02-bandwidth.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#00b5b8' title 'hier_allreduce', \
+     'fig02-bandwidth.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#377eb8' title 'poseidon'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig02-bandwidth.png'
 replot
