@@ -24,7 +24,8 @@
 #            "kernel_backend": "gpu", on the profile measured in step 2.
 #       A step that would not fit in what is left is skipped and listed as such. --kernels
 #       measures only the points it names (model:batch:precision, in that order; the first
-#       also gives the live point), --no-roofline skips step 1: a second call's shorter list.
+#       also gives the live point), --no-roofline skips step 1 and --no-interference step 1b:
+#       a later call's shorter list.
 #   bench/gpu_calibration.sh --dry-run [--build-dir DIR] [--out DIR]
 #       the same steps (bundle, unpack, plugin build, measurements, packing) with the CPU
 #       backend on tiny batches: what CI runs to prove the script end to end without a GPU.
@@ -37,7 +38,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-mode=gpu build_dir=build out="" budget_s=450 only="" roofline=1
+mode=gpu build_dir=build out="" budget_s=450 only="" roofline=1 interference=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) mode=bundle ;;
@@ -47,6 +48,7 @@ while [ $# -gt 0 ]; do
     --budget-s) budget_s=${2:?--budget-s needs seconds}; shift ;;
     --kernels) only=${2:?--kernels needs MODEL:BATCH:PRECISION,...}; shift ;;
     --no-roofline) roofline=0 ;;
+    --no-interference) interference=0 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_calibration: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -234,7 +236,7 @@ fi
 # here, the script's arguments parse.
 if [ "$mode" = dry ]; then
   step interference 2 "" python3 bench/gpu_interference.py --help
-else
+elif [ $interference -eq 1 ]; then
   step interference 20 interference.json timeout 75 python3 bench/gpu_interference.py --trials 3 \
     --out "$res/interference.json"
 fi
