@@ -262,6 +262,7 @@ for run in "${runs[@]}"; do
   "description": "$1 at batch $vbatch on 1 node: its layers' $backend kernels run live against SimGrid on the profile measured from them",
   "model": "$1",
   "batch_per_gpu": $vbatch,
+  "precision": "$([ "$prec" = bf16 ] && echo amp_bf16 || echo fp32)",
   "cluster": { "nodes": [1], "nic_gbps": [100] },
   "strategies": ["allreduce"],
   "profile": "kernels/$name.json",

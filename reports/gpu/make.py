@@ -67,7 +67,11 @@ def main():
             ("vgg19 b32 fp32", "call1/kernels/vgg19_b32_fp32"),
             ("resnet50 b64 fp32", "call1/kernels/resnet50_b64_fp32"),
             ("resnet50 b64 fp32 (call 2)", "call2/kernels/resnet50_b64_fp32"),
-            ("resnet50 b64 bf16", "call2/kernels/resnet50_b64_bf16")]
+            ("resnet50 b64 bf16", "call2/kernels/resnet50_b64_bf16"),
+            ("googlenet b128 bf16", "call3/kernels/googlenet_b128_bf16"),
+            ("inception_v3 b32 bf16", "call3/kernels/inception_v3_b32_bf16"),
+            ("vgg19 b32 bf16", "call3/kernels/vgg19_b32_bf16"),
+            ("resnet50 b256 bf16", "call3/kernels/resnet50_b256_bf16")]
     sides = [(name, load(f"{run}/{path}.calibration.json")) for name, path in runs]
     derived = load("profiles/h200.json")
     measured = load("profiles/h200_measured.json")
@@ -113,7 +117,9 @@ def main():
     p("| model | batch | precision | derived h200: s | h200_measured: s | derived / measured |")
     p("|---|---:|---|---:|---:|---:|")
     for model, batch, prec in [("googlenet", 128, "fp32"), ("inception_v3", 32, "fp32"), ("vgg19", 32, "fp32"),
-                               ("resnet50", 64, "fp32"), ("resnet50", 64, "amp_bf16")]:
+                               ("resnet50", 64, "fp32"), ("resnet50", 64, "amp_bf16"), ("googlenet", 128, "amp_bf16"),
+                               ("inception_v3", 32, "amp_bf16"), ("vgg19", 32, "amp_bf16"),
+                               ("resnet50", 256, "amp_bf16")]:
         sc = {"name": "one_gpu", "model": model, "batch_per_gpu": batch, "precision": prec,
               "cluster": {"nodes": [1], "nic_gbps": [100]}, "strategies": ["single"], "iterations": 3, "seed": 1}
         d = float(run_scenario(sc, "h200")[0]["iteration_s"])

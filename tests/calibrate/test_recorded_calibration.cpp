@@ -203,6 +203,8 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
   Profile base = load_profile("h200");
   for (const char* rec : {"call1/kernels/googlenet_b128_fp32", "call1/kernels/inception_v3_b32_fp32",
                           "call1/kernels/vgg19_b32_fp32", "call1/kernels/resnet50_b64_fp32",
+                          "call3/kernels/googlenet_b128_bf16", "call3/kernels/inception_v3_b32_bf16",
+                          "call3/kernels/vgg19_b32_bf16", "call3/kernels/resnet50_b256_bf16",
                           "call2/kernels/resnet50_b64_bf16"}) {
     const std::string path = (run / (std::string(rec) + ".calibration.json")).string();
     const json side = json::parse(test::slurp(path));
@@ -216,7 +218,7 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
   const Profile shipped = load_profile("h200_measured");
   CHECK(profile_to_json(base) == profile_to_json(shipped));
   // Its header: measured, and its fitted software parameters named as the 2016 cluster's.
-  CHECK(shipped.provenance_line().rfind("measured on its device, 0 throughput points and 5 per-layer timing sets", 0) == 0);
+  CHECK(shipped.provenance_line().rfind("measured on its device, 0 throughput points and 9 per-layer timing sets", 0) == 0);
   CHECK(shipped.provenance_line().find("fitted to measured iterations of titanx_maxwell's cluster") != std::string::npos);
   // Its resnet50 timings are the recorded kernels' medians, in both precisions.
   const Network net = make_zoo_network("resnet50");

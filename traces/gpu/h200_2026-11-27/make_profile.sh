@@ -1,10 +1,11 @@
 #!/bin/sh
 # profiles/h200_measured.json from the kernels timed on a lent H200 on 2026-11-27 (call1/,
-# call2/: bench/gpu_calibration.sh's two calls), on the datasheet-derived profiles/h200.json
+# call2/, call3/: bench/gpu_calibration.sh's three calls), on the datasheet-derived profiles/h200.json
 # (which keeps what a single GPU cannot measure: the network, the server, NVLink).
 # Each step adds one recorded run's measured block (used exactly for that model, batch and
 # precision) and refits the kind efficiencies of the kinds it timed; the last fp32 run
-# (resnet50, batch 64) sets the fp32 peak, and the bf16 run the bf16 peak and conv/fc efficiencies.
+# (resnet50, batch 64) sets the fp32 peak, and the last bf16 run (resnet50, batch 64 too) the
+# bf16 peak and conv/fc efficiencies; the other bf16 runs keep their measured blocks.
 # Needs no GPU: possim calibrate kernels --from reads the recorded timings.
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -16,7 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 base=h200
 i=0
 for run in call1/kernels/googlenet_b128_fp32 call1/kernels/inception_v3_b32_fp32 call1/kernels/vgg19_b32_fp32 \
-           call1/kernels/resnet50_b64_fp32 call2/kernels/resnet50_b64_bf16; do
+           call1/kernels/resnet50_b64_fp32 call3/kernels/googlenet_b128_bf16 call3/kernels/inception_v3_b32_bf16 \
+           call3/kernels/vgg19_b32_bf16 call3/kernels/resnet50_b256_bf16 call2/kernels/resnet50_b64_bf16; do
   i=$((i + 1))
   "$possim" calibrate kernels --from "$here/$run.calibration.json" --base "$base" --name h200_measured \
     --roofline "$here/call1/roofline.json" \
