@@ -28,16 +28,9 @@ figures::Access repo_access(const fs::path& scratch) {
   figures::Access a;
   a.read = read_in_repo;
   a.run_possim = [scratch](const std::string& args) {
-    const std::string cmd = "cd '" + kRoot.string() + "' && '" + possim_binary() + "' " + args + " 2>'" +
-                            (scratch / "stderr.txt").string() + "'";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) throw std::runtime_error("cannot run: " + cmd);
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    if (pclose(p) != 0)
-      throw std::runtime_error("`possim " + args + "` failed: " + slurp(scratch / "stderr.txt"));
-    return out;
+    const Output o = run_command("'" + possim_binary() + "' " + args, kRoot, 0, scratch);
+    if (o.status != 0) throw std::runtime_error("`possim " + args + "` failed: " + o.err);
+    return o.out;
   };
   return a;
 }

@@ -172,17 +172,20 @@ class Commands {
   Commands(const json& manifest, Access access, std::string scratch)
       : manifest_(manifest), access_(std::move(access)), scratch_(std::move(scratch)) {}
 
-  std::string shell_args(const std::string& id) const {
+  // The arguments as the manifest has them, with "{scratch}" put as `scratch`.
+  std::string typed(const std::string& id, const std::string& scratch = "{scratch}") const {
     if (!manifest_.contains("commands") || !manifest_["commands"].contains(id))
       throw std::runtime_error("docs/quoted_figures.json: no command '" + id + "'");
     std::string args = manifest_["commands"][id]["args"].get<std::string>();
-    for (std::size_t at; (at = args.find("{scratch}")) != std::string::npos;) args.replace(at, 9, scratch_);
+    for (std::size_t at = 0; (at = args.find("{scratch}", at)) != std::string::npos; at += scratch.size())
+      args.replace(at, 9, scratch);
     return args;
   }
-  std::string typed(const std::string& id) const { return manifest_["commands"][id]["args"].get<std::string>(); }
+  std::string shell_args(const std::string& id) const { return typed(id, scratch_); }
+  // As a message names it: the scratch folder left out ("--out run_vgg19").
   std::string label(const std::string& id) const {
-    std::string args = manifest_["commands"][id]["args"].get<std::string>();
-    for (std::size_t at; (at = args.find("{scratch}/")) != std::string::npos;) args.replace(at, 10, "");
+    std::string args = typed(id);
+    for (std::size_t at; (at = args.find("{scratch}/")) != std::string::npos;) args.erase(at, 10);
     return "`possim " + args + "`";
   }
   bool in_ci(const std::string& id) const { return manifest_["commands"][id].value("ci", false); }

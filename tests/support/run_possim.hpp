@@ -48,11 +48,12 @@ inline std::string possim_binary() {
 }
 
 // Runs a command line (shell syntax) in folder `cwd`; stdout and stderr captured
-// separately (stderr through cwd/stderr.txt). With timeout_s > 0, it is killed after that
-// long (status 124), so that a test of a hang fails instead of hanging.
+// separately (stderr through err_dir/stderr.txt, err_dir being cwd unless given: a command
+// run in the repository keeps its stderr out of it). With timeout_s > 0, it is killed after
+// that long (status 124), so that a test of a hang fails instead of hanging.
 inline Output run_command(const std::string& command_line, const std::filesystem::path& cwd,
-                          int timeout_s = 0) {
-  const std::filesystem::path err_file = cwd / "stderr.txt";
+                          int timeout_s = 0, const std::filesystem::path& err_dir = {}) {
+  const std::filesystem::path err_file = (err_dir.empty() ? cwd : err_dir) / "stderr.txt";
   const std::string limit =
       timeout_s > 0 ? "timeout -k 2 " + std::to_string(timeout_s) + " " : std::string();
   const std::string cmd = "cd '" + cwd.string() + "' && " + limit + command_line + " 2>'" +
