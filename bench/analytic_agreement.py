@@ -1,0 +1,56 @@
+"""The agreement table of bench/analytic_agreement.sh: error = analytic / SimGrid - 1 of the
+iteration time, over every point both engines ran."""
+import csv
+import os
+import statistics
+import sys
+
+KEY = ["model", "strategy", "nodes", "gpus_per_node", "nic_gbps", "latency_s", "server_shards", "batch_per_gpu"]
+
+
+def rows(path):
+    with open(path) as f:
+        return {tuple(r[k] for k in KEY): r for r in csv.DictReader(f)}
+
+
+def main():
+    out, scenarios = sys.argv[1], sys.argv[2:]
+    points = []  # (error, scenario, row)
+    for s in scenarios:
+        n = os.path.splitext(os.path.basename(s))[0]
+        a, g = rows(f"{out}/{n}.analytic/results.csv"), rows(f"{out}/{n}.simgrid/results.csv")
+        for k, r in a.items():
+            points.append((float(r["iteration_s"]) / float(g[k]["iteration_s"]) - 1, n, r))
+    errs = [abs(e) for e, _, _ in points]
+    inside = sum(1 for x in errs if x <= 0.03)
+    print(f"{len(points)} points; {inside} within 3% ({inside / len(points):.0%}); |error| median "
+          f"{statistics.median(errs):.2%}, mean {statistics.mean(errs):.2%}, worst {max(errs):.1%}; "
+          f"{sum(1 for e, _, _ in points if e < -0.03)} outside 3% are optimistic (analytic faster), "
+          f"{sum(1 for e, _, _ in points if e > 0.03)} pessimistic.")
+    print()
+    print("## Per scenario and strategy (points outside 3% / points, worst error)\n")
+    print("| scenario | strategy | outside 3% | worst error | at (nodes x GPUs, Gbit/s) |")
+    print("|---|---|---:|---:|---|")
+    groups = {}
+    for e, n, r in points:
+        groups.setdefault((n, r["strategy"]), []).append((e, r))
+    order = sorted(groups.items(), key=lambda g: -max(abs(e) for e, _ in g[1]))
+    for (n, st), es in order:
+        out_n = sum(1 for e, _ in es if abs(e) > 0.03)
+        if out_n == 0:
+            continue
+        e, r = max(es, key=lambda x: abs(x[0]))
+        print(f"| {n} | {st} | {out_n} / {len(es)} | {e:+.1%} | {r['nodes']} x {r['gpus_per_node']}, {float(r['nic_gbps']):g} |")
+    ok = [(n, st) for (n, st), es in order if all(abs(e) <= 0.03 for e, _ in es)]
+    print(f"\nWithin 3% at every point ({len(ok)} scenario/strategy pairs): " + ", ".join(f"{n} {st}" for n, st in sorted(ok)) + ".")
+    print("\n## The 25 worst points\n")
+    print("| error | scenario | strategy | nodes x GPUs | Gbit/s | analytic s | SimGrid s |")
+    print("|---:|---|---|---|---:|---:|---:|")
+    for e, n, r in sorted(points, key=lambda p: -abs(p[0]))[:25]:
+        sim = float(r["iteration_s"]) / (1 + e)
+        print(f"| {e:+.1%} | {n} | {r['strategy']} | {r['nodes']} x {r['gpus_per_node']} | {float(r['nic_gbps']):g} | "
+              f"{float(r['iteration_s']):.4f} | {sim:.4f} |")
+
+
+if __name__ == "__main__":
+    main()
