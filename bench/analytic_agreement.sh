@@ -11,6 +11,7 @@ possim=${POSSIM:-build/cli/possim}
 out=""
 [ "${1:-}" = --out ] && out=${2:?--out needs a folder}
 if [ -z "$out" ]; then out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+mkdir -p "$out"
 [ -x "$possim" ] || { echo "analytic_agreement: no possim at $possim (build it first)" >&2; exit 2; }
 scenarios=(scenarios/paper/*.json scenarios/today/*.json)
 i=0

@@ -265,14 +265,16 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
 
   const int nodes = plan.cluster.total_nodes();
+  NodeBytes per_node(plan);
   for (std::size_t i = 0; i < s.n; ++i) {
     if (plan.tasks[i].resource != Resource::network) continue;
     const NodeLoad& l = p.load[i];
-    res.sent_bytes_max += l.tx_bytes_max;
-    res.received_bytes_max += l.rx_bytes_max;
+    per_node.add(plan, plan.tasks[i], l);
     res.sent_bytes_mean += l.total_bytes / nodes;
     res.received_bytes_mean += l.total_bytes / nodes;
   }
+  res.sent_bytes_max = per_node.tx_max();
+  res.received_bytes_max = per_node.rx_max();
   fill_layer_rows(plan, res, [&](std::size_t i) {
     return std::make_pair(s.start[s.id(k - 1, i)], s.finish[s.id(k - 1, i)]);
   });

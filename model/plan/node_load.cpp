@@ -117,4 +117,47 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
   return load;
 }
 
+NodeBytes::NodeBytes(const SyncPlan& plan) : workers_(plan.workers) {}
+
+void NodeBytes::add(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
+  switch (t.pattern) {
+    case FlowPattern::none: break;
+    case FlowPattern::to_shards:
+    case FlowPattern::from_shards: {
+      // Worker w exchanges every slice but one on its own node; the node of a slice
+      // exchanges it with every worker not on that node.
+      const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
+      const bool push = t.pattern == FlowPattern::to_shards;
+      const int worker_dir = push ? 0 : 1, shard_dir = push ? 1 : 0;
+      double total = 0;
+      for (const NodeShare& n : place(plan, plan.tensors.at(std::size_t(t.tensor)), t.scale)) {
+        total += n.bytes;
+        const bool has_worker = colocated && n.node < workers_;
+        auto& own = own_[n.node];
+        (shard_dir == 0 ? own.first : own.second) += n.bytes * (workers_ - (has_worker ? 1 : 0));
+        if (has_worker) (worker_dir == 0 ? own.first : own.second) -= n.bytes;
+      }
+      every_worker_[worker_dir] += total;
+      break;
+    }
+    case FlowPattern::to_peers:
+    case FlowPattern::collective:  // symmetric: every worker's NIC carries the busiest's
+      every_worker_[0] += l.tx_bytes_max;
+      every_worker_[1] += l.rx_bytes_max;
+      break;
+  }
+}
+
+double NodeBytes::busiest(int dir) const {
+  double most = 0;
+  int workers_seen = 0;
+  for (const auto& [node, own] : own_) {
+    const bool worker = node < workers_;
+    workers_seen += worker ? 1 : 0;
+    most = std::max(most, (worker ? every_worker_[dir] : 0.0) + (dir == 0 ? own.first : own.second));
+  }
+  if (workers_seen < workers_) most = std::max(most, every_worker_[dir]);  // a worker node holding no slice
+  return most;
+}
+
 }  // namespace possim

@@ -2,6 +2,9 @@
 // average node's: the closed form behind the analytic engine and the traffic report.
 #pragma once
 
+#include <unordered_map>
+#include <utility>
+
 #include "model/plan/sync_plan.hpp"
 
 namespace possim {
@@ -25,5 +28,24 @@ struct NodeLoad {
 
 // Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once).
 NodeLoad node_load(const SyncPlan& plan, const Task& t);
+
+// Each node's bytes over all of a plan's network tasks, and the busiest node's: a task's
+// busiest node differs from task to task (the node of the shard holding its largest slice),
+// so the busiest node of the iteration is not the sum of the tasks' busiest. Kept sparse:
+// what every worker node moves, plus what a node's own slices add (as a shard) or spare it
+// (as a worker that keeps its local slice off the wire).
+class NodeBytes {
+ public:
+  explicit NodeBytes(const SyncPlan& plan);
+  void add(const SyncPlan& plan, const Task& t, const NodeLoad& l);
+  double tx_max() const { return busiest(0); }
+  double rx_max() const { return busiest(1); }
+
+ private:
+  double busiest(int dir) const;
+  int workers_;
+  double every_worker_[2] = {0, 0};                         // tx, rx
+  std::unordered_map<int, std::pair<double, double>> own_;  // node -> (tx, rx) beyond that
+};
 
 }  // namespace possim

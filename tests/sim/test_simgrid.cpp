@@ -38,6 +38,31 @@ TEST_CASE("no contention possible: SimGrid and analytic agree within 1% on every
     }
 }
 
+TEST_CASE("the busiest node's bytes: the analytic engine counts what SimGrid moves on every strategy",
+          "[simgrid][traffic]") {
+  // Shards of unequal slices put each task's busiest node elsewhere (a small net's layers
+  // hash onto few shards; whole variables go round robin): the iteration's busiest node is
+  // one node's sum over the tasks, not the sum of each task's busiest.
+  const Network cnn = small_cnn(), fc = one_fc_net(1000, 3000);
+  const Profile prof = flat_profile();
+  for (const Network* net : {&cnn, &fc})
+    for (const auto& s : strategy_names())
+      for (int nodes : {3, 8})
+        for (int gpus : {1, 2})
+          for (auto placement : {ServerPlacement::colocated, ServerPlacement::dedicated}) {
+            PlanRequest r = request(*net, prof, nodes, 10, 32, 3);
+            r.cluster.gpus_per_node = gpus;
+            r.cluster.placement = placement;
+            r.cluster.server_shards = placement == ServerPlacement::dedicated ? 2 : nodes;
+            const Result a = analytic(s, r), g = simulate(s, r);
+            INFO(net->name << " " << s << " " << nodes << " x " << gpus << " GPUs, "
+                           << (placement == ServerPlacement::dedicated ? "dedicated" : "colocated"));
+            CHECK(a.sent_bytes_max == Approx(g.sent_bytes_max).epsilon(1e-9));
+            CHECK(a.received_bytes_max == Approx(g.received_bytes_max).epsilon(1e-9));
+            CHECK(a.sent_bytes_mean == Approx(g.sent_bytes_mean).epsilon(1e-9));
+          }
+}
+
 TEST_CASE("stragglers travel in the plan: both engines slow each iteration alike where "
           "contention is impossible", "[simgrid][stragglers]") {
   // One node: every flow stays on the host and nothing contends, so the time stragglers

@@ -130,6 +130,20 @@ TEST_CASE("Adam and TF stock concentrate traffic on owner shards: Poseidon hashi
   CHECK(run("tf_stock", r).traffic_imbalance() > 2.0);
 }
 
+TEST_CASE("TF stock's busiest node: a whole variable on one shard by hand", "[analytic]") {
+  // One FC weight (no bias) lives whole on shard 0 of 4 colocated nodes. Node 0 serves the
+  // 3 other workers' pushes and pulls and keeps its own off the wire: it sends and receives
+  // 3 W. The other nodes send and receive W. (Summing each task's busiest node, the push's
+  // sender W and the pull's sender 3 W, would say 4 W: no node sends that.)
+  const Network net = one_fc_net(1024, 2048);
+  const Profile prof = flat_profile();
+  const Result r = run("tf_stock", request(net, prof, 4, 10));
+  const double w = 1024.0 * 2048 * 4;
+  CHECK(r.sent_bytes_max == Approx(3 * w).epsilon(1e-12));
+  CHECK(r.received_bytes_max == Approx(3 * w).epsilon(1e-12));
+  CHECK(r.sent_bytes_mean == Approx(2 * 3 * w / 4).epsilon(1e-12));
+}
+
 TEST_CASE("1-bit quantization moves about 1/32 of the PS bytes", "[analytic]") {
   const Network net = one_fc_net(2048, 8192);
   const Profile prof = flat_profile();
