@@ -9,6 +9,7 @@
 #include "model/plan/instance_graph.hpp"
 #include "model/plan/node_load.hpp"
 #include "model/plan/task_cost.hpp"
+#include "model/plan/work_count.hpp"
 #include "model/run/breakdown.hpp"
 
 namespace possim {
@@ -103,6 +104,7 @@ Prepared prepare(const SyncPlan& plan) {
     p.hold[i] = c.hold_s;
     p.held[i] = resources(plan, t, p.load[i]);
   }
+  work::count(n);
   return p;
 }
 
@@ -171,7 +173,9 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
   std::array<double, kNumRes> free_at{};
   std::array<std::int64_t, kNumRes> holder;
   holder.fill(InstanceTiming::kNone);
+  std::uint64_t listed = 0;
   while (!heap.empty()) {
+    ++listed;
     const auto [r, t, i] = heap.top();
     heap.pop();
     const std::size_t me = s.id(t, i);
@@ -206,7 +210,9 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
       }
       if (--pending[j] == 0) heap.emplace(y.ready_s, u, d.task);
     }
+    listed += p.dependents[i].size();
   }
+  work::count(listed);
   return s;
 }
 

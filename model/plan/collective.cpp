@@ -1,4 +1,5 @@
 #include "model/plan/collective.hpp"
+#include "model/plan/work_count.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -159,6 +160,7 @@ Shape make_shape(CollectiveKind kind, int workers, int chunks) {
     }
   }
   shape.first_channel.push_back(shape.channels.size());
+  work::count(shape.rounds + shape.sends_on_link.size());
   return shape;
 }
 
@@ -205,6 +207,7 @@ PathCost critical_path(const Shape& shape, double bytes, const PathRates& rates)
   std::vector<std::size_t> next(channels, 0), in_at(channels, 0), out_at(channels, 0);
   std::vector<PathCost> clock(channels);
   PathCost end;
+  std::uint64_t walked = 0;
   for (bool progress = true; progress;) {
     progress = false;
     for (std::size_t k = 0; k < channels; ++k) {
@@ -234,10 +237,12 @@ PathCost critical_path(const Shape& shape, double bytes, const PathRates& rates)
         out_at[k] += sends;
         clock[k] = t;
         end = later(end, t);
+        walked += 1 + receives + sends;
         progress = true;
       }
     }
   }
+  work::count(walked + channels + links);
   return end;
 }
 
@@ -245,6 +250,7 @@ PathCost critical_path(const Shape& shape, double bytes, const PathRates& rates)
 double sum_of(std::uint32_t n, double b) {
   double s = 0;
   for (std::uint32_t i = 0; i < n; ++i) s += b;
+  work::count(n);
   return s;
 }
 

@@ -1,6 +1,7 @@
 #include "model/plan/node_load.hpp"
 
 #include "model/plan/collective.hpp"
+#include "model/plan/work_count.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -31,6 +32,7 @@ std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double 
     }
   }
   p.resize(out);
+  work::count(tensor.slices.size());
   return p;
 }
 

@@ -1,6 +1,8 @@
 // What every engine's Result has in common, from the plan it ran.
 #include "model/run/engine.hpp"
 
+#include "model/plan/work_count.hpp"
+
 #include <algorithm>
 
 namespace possim {
@@ -52,6 +54,7 @@ void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
     const Task& t = plan.tasks[i];
     if (t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() && !t.pass()) sync_tasks[std::size_t(t.layer)].push_back(i);
   }
+  work::count(plan.tasks.size() + r.layers.size());
   for (LayerResult& row : r.layers)
     for (const std::size_t i : sync_tasks.at(std::size_t(row.layer))) {
       const auto [start, finish] = span(i);

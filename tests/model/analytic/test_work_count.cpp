@@ -1,0 +1,78 @@
+// The analytic engine's work per point, held to a committed baseline (issue 27 item 5): a
+// change that makes a point's closed form walk more than twice the steps it did fails here,
+// exactly and on every machine, where a timed test would only be noise on shared cores.
+// The baseline, tests/model/analytic/analytic_work.json, is rewritten after an intended change
+// by running this test with POSSIM_WRITE_WORK_BASELINE=1 (the diff shows what moved).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "model/analytic/analytic_engine.hpp"
+#include "model/plan/work_count.hpp"
+#include "model/workload/zoo.hpp"
+#include "support/fixtures.hpp"
+
+using namespace possim;
+using namespace possim::test;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kBaseline = std::string(POSSIM_TESTS_DIR) + "/model/analytic/analytic_work.json";
+
+// One point's steps, counted on a thread of its own: the collective shapes a thread keeps
+// (model/plan/collective.cpp) start empty, so the count does not depend on earlier tests.
+std::uint64_t work_of(const std::string& strategy, const Network& net, int nodes) {
+  std::uint64_t steps = 0;
+  std::thread([&] {
+    const Profile prof = flat_profile();
+    const SyncPlan plan = make_plan(strategy, request(net, prof, nodes, 10, 32, 3));
+    work::steps = 0;  // the engine's work, not the plan's building
+    AnalyticEngine().run(plan, RunOptions{});
+    steps = work::steps;
+  }).join();
+  return steps;
+}
+
+}  // namespace
+
+TEST_CASE("analytic work per point: at most twice the committed baseline", "[analytic][work]") {
+  std::map<std::string, std::uint64_t> now;
+  for (const char* model : {"vgg19", "resnet50"}) {
+    const Network net = make_zoo_network(model);
+    for (const auto& s : strategy_names())
+      for (int nodes : {8, 256}) now[std::string(model) + " " + s + " " + std::to_string(nodes)] = work_of(s, net, nodes);
+  }
+  if (const char* w = std::getenv("POSSIM_WRITE_WORK_BASELINE"); w && std::string(w) == "1") {
+    std::ofstream(kBaseline) << json(now).dump(1) << "\n";
+    WARN("wrote " << kBaseline);
+  }
+  std::ifstream in(kBaseline);
+  REQUIRE(in);
+  const json base = json::parse(in);
+  for (const auto& [point, steps] : now) {
+    INFO(point << ": " << steps << " steps; baseline " << base.value(point, 0ull)
+                << " (an intended change: rerun with POSSIM_WRITE_WORK_BASELINE=1)");
+    REQUIRE(base.contains(point));
+    const std::uint64_t was = base.at(point).get<std::uint64_t>();
+    CHECK(steps > 0);
+    CHECK(steps <= 2 * was);
+    if (steps * 2 < was) WARN(point << " now takes " << steps << " steps, under half its baseline " << was << ": rewrite it");
+  }
+  CHECK(base.size() == now.size());  // no stale point left in the baseline
+}
+
+TEST_CASE("analytic work counts the walk: a tree collective's steps grow with its nodes", "[analytic][work]") {
+  // The count sees the schedule walk it is there to watch: a double tree's rounds grow with
+  // the nodes, a ring in closed form sums 2 (P - 1) sends per tensor.
+  const Network net = make_zoo_network("resnet50");
+  const std::uint64_t tree8 = work_of("tree_allreduce", net, 8), tree64 = work_of("tree_allreduce", net, 64);
+  const std::uint64_t ring8 = work_of("allreduce", net, 8), ring64 = work_of("allreduce", net, 64);
+  CHECK(tree64 > 4 * tree8);
+  CHECK(ring64 > ring8);
+  CHECK(ring64 < 20 * ring8);
+}
