@@ -8,10 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <atomic>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
+#include "model/analytic/analytic_engine.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/intervals.hpp"
@@ -314,7 +316,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   std::string scenario_path, engine_name, grid_text, models_text, strategies_text, nodes_text, prices_path, json_path;
   double target = 0.9, gbps = 0, images_per_s = 0;
   int max_nodes_limit = 256, jobs = int(std::max(1u, std::thread::hardware_concurrency())), batch_option = 0;
-  bool quiet = false, all_iterations = false, no_interval = false;
+  bool quiet = false, all_iterations = false, no_interval = false, analytic_only = false;
   desc.add_options()("scenario", po::value(&scenario_path)->required(), "scenario JSON file (profile, batch, GPUs per node, shards, ...)")(
       "target-efficiency", po::value(&target)->default_value(0.9), "scaling efficiency to keep (speedup / GPUs)")(
       "grid", po::value(&grid_text), "NIC speeds to try, Gbit/s, comma-separated (default 1,2,5,10,25,40,50,100,200,400)")(
@@ -335,6 +337,9 @@ int cmd_plan(const std::vector<std::string>& args) {
   desc.add_options()("no-interval", po::bool_switch(&no_interval),
                      "with a fitted profile: no 95% intervals (they repeat each search twice per principal axis of "
                      "the fit's covariance)");
+  desc.add_options()("analytic-only", po::bool_switch(&analytic_only),
+                     "with --engine analytic: keep its answer where transfers queue (screening; by default such "
+                     "points run on SimGrid, where the analytic engine may be off by more than 3%)");
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -427,6 +432,21 @@ int cmd_plan(const std::vector<std::string>& args) {
     for (const Scenario& s : at_sigma[m]) single_at[m].push_back(single_gpu_images_per_s(s, *engine));
   }
 
+  // Points the analytic engine cannot vouch for (analytic_may_differ) are rerun on SimGrid,
+  // loaded on the first such point.
+  std::once_flag simgrid_loaded;
+  std::unique_ptr<Engine> simgrid;
+  std::atomic<std::size_t> evaluated{0}, fell_back{0}, flagged_kept{0};
+  const auto checked = [&](const Scenario& at, const SweepPoint& point, double single) {
+    Result r = run_point(at, point, *engine, single);
+    ++evaluated;
+    if (analytic_may_differ(r) && analytic_only) ++flagged_kept;
+    if (analytic_only || !analytic_may_differ(r)) return r;
+    std::call_once(simgrid_loaded, [&] { simgrid = make_engine("simgrid", request); });
+    ++fell_back;
+    return run_point(at, point, *simgrid, single);
+  };
+
   std::vector<Answer> answers(questions.size());
   std::vector<AnswerInterval> intervals(axes.empty() ? 0 : questions.size());
   std::mutex progress_mutex;
@@ -439,7 +459,7 @@ int cmd_plan(const std::vector<std::string>& args) {
       const Scenario& at = at_sigma[q.scenario][sigma];
       const double single = single_at[q.scenario][sigma];
       const Evaluate eval = [&](int nodes, double speed) {
-        return run_point(at, SweepPoint{q.strategy, nodes, speed}, *engine, single);
+        return checked(at, SweepPoint{q.strategy, nodes, speed}, single);
       };
       if (by_cost) return min_nodes_for_throughput(eval, q.gbps, max_nodes_limit, images_per_s);
       if (by_nodes) return max_nodes(eval, q.gbps, max_nodes_limit, target);
@@ -469,6 +489,11 @@ int cmd_plan(const std::vector<std::string>& args) {
     line.update(++done, s.network.name + " " + q.strategy);
   });
   line.finish();
+  if (analytic_only) {
+    if (const std::size_t n = flagged_kept; n > 0) std::cerr << "possim: warning: " << analytic_queue_warning(n, evaluated) << "\n";
+  } else if (fell_back > 0)
+    std::cerr << "possim: warning: " << analytic_queue_warning(fell_back, evaluated)
+              << ": plan ran those points on SimGrid instead\n";
 
   Plan plan{by_cost, by_nodes, target, gbps, images_per_s, max_nodes_limit, grid, prices, json_path,
             engine->name(), base.batch_per_gpu, std::move(models), std::move(scenarios), std::move(questions), std::move(answers), std::move(intervals), axes};

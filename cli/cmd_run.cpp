@@ -4,6 +4,7 @@
 #include <iostream>
 #include <thread>
 
+#include "model/analytic/analytic_engine.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/intervals.hpp"
@@ -350,6 +351,8 @@ int cmd_run(const std::vector<std::string>& args) {
   out.write("results.csv", results_csv(results));
   const std::vector<std::string> trace_lines = write_traces(s, run, results, out, out_dir, models.size() > 1);
   out.commit();
+  if (const auto flagged = std::count_if(results.begin(), results.end(), analytic_may_differ); flagged > 0)
+    std::cerr << "possim: warning: " << analytic_queue_warning(std::size_t(flagged), results.size()) << "\n";
 
   if (!quiet) {
     for (std::size_t i = 0; i < by_model.size(); ++i) {

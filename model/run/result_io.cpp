@@ -83,6 +83,7 @@ nlohmann::json result_to_json(const Result& r, bool with_timeline) {
     j["speedup_lo"] = i.speedup_lo;
     j["speedup_hi"] = i.speedup_hi;
   }
+  if (r.engine == "analytic") j["queued_transfers"] = r.queued_transfers;  // analytic_may_differ reads it
   j["partial"] = r.partial();
   if (r.partial()) j["failure"] = r.failure;
   if (!r.training_loss.empty()) {
@@ -121,7 +122,7 @@ const std::vector<std::string>& result_fields() {
       "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean",
       "traffic_max_over_mean", "flows_per_iteration", "layers", "links", "partial", "failure",
       "training_loss", "replicas_agree", "timeline", "iteration_s_lo", "iteration_s_hi", "images_per_s_lo",
-      "images_per_s_hi", "speedup_lo", "speedup_hi",
+      "images_per_s_hi", "speedup_lo", "speedup_hi", "queued_transfers",
       // a sweep's results.json adds its point
       "point", "point_key"};
   return names;
@@ -313,6 +314,8 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
   res.speedup = num(j, r, at, "speedup", 0, kMaxRate, "a speedup");
   res.efficiency = num(j, r, at, "scaling_efficiency", 0, kMaxRate, "a fraction");
   res.interval = interval_from_json(j, r, at, res);
+  if (j.contains("queued_transfers"))
+    res.queued_transfers = num(j, r, at, "queued_transfers", 0, kMaxRate, "transfers waiting on average");
   res.gpu_busy_s = num(j, r, at, "gpu_busy_s", 0, kMaxSeconds, "seconds");
   res.gpu_stall_s = num(j, r, at, "gpu_stall_s", -kMaxSeconds, kMaxSeconds, "seconds");  // SSP: can be < 0
   res.breakdown = breakdown_from_json(r.require(j, at, "time_s", "an object"), r, json_check::join(at, "time_s"));

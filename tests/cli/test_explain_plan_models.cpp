@@ -164,3 +164,33 @@ TEST_CASE("a scenario's model list runs every point for each model, and one-mode
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("plan --engine analytic runs on SimGrid the points where transfers queue, unless --analytic-only", "[cli][plan]") {
+  // VGG19 on 16 nodes, WFBP and Poseidon (bench/scenarios/plan16.json): the PS pushes of many
+  // layers queue on one NIC, which the analytic engine serves in turn and SimGrid shares.
+  const fs::path dir = scratch("plan", "fallback");
+  const fs::path scenario = fs::path(POSSIM_TESTS_DIR) / ".." / "bench" / "scenarios" / "plan16.json";
+  const std::string common = "plan '" + scenario.string() + "' --models vgg19 --no-interval --quiet --json -";
+  const auto answers = [&](const std::string& engine, std::string* err) {
+    const Output o = run_possim(common + " " + engine, dir);
+    INFO(o.err);
+    REQUIRE(o.status == 0);
+    *err = o.err;
+    const nlohmann::json j = nlohmann::json::parse(o.out.substr(o.out.find("\n{") + 1));
+    std::map<std::string, double> gbps;
+    for (const auto& a : j["answers"])
+      gbps[a["strategy"].get<std::string>()] = a["nic_gbps"].get<double>();
+    return gbps;
+  };
+  std::string sim_err, fallback_err, only_err;
+  const auto sim = answers("--engine simgrid", &sim_err);
+  const auto fallback = answers("--engine analytic", &fallback_err);
+  const auto only = answers("--engine analytic --analytic-only", &only_err);
+  CHECK(fallback_err.find("plan ran those points on SimGrid instead") != std::string::npos);
+  CHECK(only_err.find("wait their turn on average") != std::string::npos);
+  CHECK(only_err.find("on SimGrid instead") == std::string::npos);
+  // WFBP: the analytic engine alone asks too little; with the fallback, SimGrid's answer.
+  CHECK(fallback.at("wfbp") == Approx(sim.at("wfbp")).epsilon(1e-9));
+  CHECK(only.at("wfbp") < 0.9 * sim.at("wfbp"));
+  fs::remove_all(dir);
+}

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -427,7 +428,13 @@ TEST_CASE("the analytic engine refuses what it cannot run and says what it appro
     write_file(dir / "s.json", s.dump());
     const Output o = run_possim("run s.json -q --engine " + engine, dir);
     REQUIRE(o.status == 0);
-    return o.err;
+    // The analytic engine's queueing line (analytic_may_differ) is about its points, not
+    // the scenario's modelling: test_simgrid.cpp holds it.
+    std::istringstream lines(o.err);
+    std::string kept;
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("wait their turn on average") == std::string::npos) kept += line + "\n";
+    return kept;
   };
   json s = scenario();
   CHECK(warnings(s, "analytic").empty());
