@@ -47,13 +47,11 @@ double Breakdown::total() const {
 
 Breakdown& Breakdown::operator+=(const Breakdown& o) {
   for (std::size_t i = 0; i < kTimeShares; ++i) s[i] += o.s[i];
-  queued_s += o.queued_s;
   return *this;
 }
 
 Breakdown& Breakdown::operator*=(double f) {
   for (double& v : s) v *= f;
-  queued_s *= f;
   return *this;
 }
 
@@ -110,8 +108,6 @@ void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown&
                                   ? x.queued_behind
                                   : x.released_by;
     const double from = next == InstanceTiming::kNone ? lower : std::max(lower, std::min(x.start_s, cursor));
-    if (next == x.queued_behind && task.resource != Resource::gpu)
-      out.queued_s += std::max(0.0, std::min(cursor, x.start_s) - std::max(lower, x.ready_s));
     // The representative GPU is idle: it waits for this task, as its resource's row says
     // (another GPU's kernel is a peer it waits for).
     count(task, piece(task, info(task.resource).waited, cursor - from), out, per_layer);

@@ -39,10 +39,6 @@ TimeShare share_of(const Task& t);
 
 struct Breakdown {
   std::array<double, kTimeShares> s{};
-  // Not a share: of the time the GPU waits, how much a transfer, copy or apply it waits for
-  // spent queued behind others on its link, bus or CPU (first come, first served in the
-  // analytic engine; SimGrid shares such a resource among all in flight instead).
-  double queued_s = 0;
   double& operator[](TimeShare x) { return s[std::size_t(x)]; }
   double operator[](TimeShare x) const { return s[std::size_t(x)]; }
   double total() const;
