@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # possim plan's target question, timed: the least NIC for 90% scaling efficiency for VGG19 and
 # VGG19-22K at 16 nodes with Poseidon and WFBP (SimGrid engine, --jobs all cores), and the same
-# with the analytic engine; each alone (--no-interval) and with the 95% intervals of the fitted
+# with the analytic engine (which runs on SimGrid the points where its transfers queue) and
+# with the analytic engine alone (--analytic-only); each alone (--no-interval) and with the 95% intervals of the fitted
 # titanx_maxwell (each search repeated at the sigma points). Median of RUNS (default 5) runs each.
 # Writes bench/results/plan.md. Usage: bench/plan.sh [RUNS]   (needs ./possim built)
 set -euo pipefail
@@ -17,6 +18,8 @@ sim=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --no-i
 sim_int=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}"; done | median)
 ana=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --engine analytic --no-interval; done | median)
 ana_int=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --engine analytic; done | median)
+only=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --engine analytic --analytic-only --no-interval; done | median)
+only_int=$(for i in $(seq "$runs"); do seconds "$root/possim" "${question[@]}" --engine analytic --analytic-only; done | median)
 "$root/possim" "${question[@]}" --json "$work/a.json" > "$work/table.txt"
 evals=$(grep -o '"evaluations": [0-9]*' "$work/a.json" | awk '{ s += $2 } END { print s }')
 {
@@ -28,7 +31,8 @@ evals=$(grep -o '"evaluations": [0-9]*' "$work/a.json" | awk '{ s += $2 } END { 
   echo "| engine | wall s (median), --no-interval | with 95% intervals | simulations (no interval) |"
   echo "|---|---:|---:|---:|"
   echo "| simgrid, --jobs $(nproc) | $(printf %.2f "$sim") | $(printf %.2f "$sim_int") | $evals + 2 single-GPU references |"
-  echo "| analytic | $(printf %.3f "$ana") | $(printf %.3f "$ana_int") | |"
+  echo "| analytic (points where transfers queue run on SimGrid) | $(printf %.3f "$ana") | $(printf %.3f "$ana_int") | |"
+  echo "| analytic, --analytic-only | $(printf %.3f "$only") | $(printf %.3f "$only_int") | |"
   echo
   echo '```'
   sed '/^$/d; /^wrote /d' "$work/table.txt"
