@@ -436,14 +436,14 @@ int cmd_plan(const std::vector<std::string>& args) {
   // loaded on the first such point.
   std::once_flag simgrid_loaded;
   std::unique_ptr<Engine> simgrid;
-  std::atomic<std::size_t> evaluated{0}, fell_back{0}, flagged_kept{0};
+  std::atomic<std::size_t> evaluated{0}, flagged{0};
   const auto checked = [&](const Scenario& at, const SweepPoint& point, double single) {
     Result r = run_point(at, point, *engine, single);
     ++evaluated;
-    if (analytic_may_differ(r) && analytic_only) ++flagged_kept;
-    if (analytic_only || !analytic_may_differ(r)) return r;
+    if (!analytic_may_differ(r)) return r;
+    ++flagged;
+    if (analytic_only) return r;
     std::call_once(simgrid_loaded, [&] { simgrid = make_engine("simgrid", request); });
-    ++fell_back;
     return run_point(at, point, *simgrid, single);
   };
 
@@ -489,11 +489,9 @@ int cmd_plan(const std::vector<std::string>& args) {
     line.update(++done, s.network.name + " " + q.strategy);
   });
   line.finish();
-  if (analytic_only) {
-    if (const std::size_t n = flagged_kept; n > 0) std::cerr << "possim: warning: " << analytic_queue_warning(n, evaluated) << "\n";
-  } else if (fell_back > 0)
-    std::cerr << "possim: warning: " << analytic_queue_warning(fell_back, evaluated)
-              << ": plan ran those points on SimGrid instead\n";
+  if (flagged > 0)
+    std::cerr << "possim: warning: " << analytic_queue_warning(flagged, evaluated)
+              << (analytic_only ? "" : ": plan ran those points on SimGrid instead") << "\n";
 
   Plan plan{by_cost, by_nodes, target, gbps, images_per_s, max_nodes_limit, grid, prices, json_path,
             engine->name(), base.batch_per_gpu, std::move(models), std::move(scenarios), std::move(questions), std::move(answers), std::move(intervals), axes};

@@ -90,15 +90,16 @@ struct Prepared {
   std::vector<Held> held;
   std::vector<std::vector<Dep>> dependents;
   std::vector<NodeLoad> load;
+  NodeBytes per_node;  // each node's bytes over the network tasks, as node_load places them
 };
 
 Prepared prepare(const SyncPlan& plan) {
   const std::size_t n = plan.tasks.size();
   Prepared p{std::vector<double>(n), std::vector<double>(n), std::vector<Held>(n), template_dependents(plan),
-             std::vector<NodeLoad>(n)};
+             std::vector<NodeLoad>(n), NodeBytes(plan.workers)};
   for (std::size_t i = 0; i < n; ++i) {
     const Task& t = plan.tasks[i];
-    if (t.resource == Resource::network) p.load[i] = node_load(plan, t);
+    if (t.resource == Resource::network) p.load[i] = node_load(plan, t, &p.per_node);
     const AnalyticCost c = analytic_cost(plan, t, p.load[i]);
     p.dur[i] = c.duration_s;
     p.hold[i] = c.hold_s;
@@ -278,16 +279,14 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
 
   const int nodes = plan.cluster.total_nodes();
-  NodeBytes per_node(plan);
   for (std::size_t i = 0; i < s.n; ++i) {
     if (plan.tasks[i].resource != Resource::network) continue;
     const NodeLoad& l = p.load[i];
-    per_node.add(plan, plan.tasks[i], l);
     res.sent_bytes_mean += l.total_bytes / nodes;
     res.received_bytes_mean += l.total_bytes / nodes;
   }
-  res.sent_bytes_max = per_node.tx_max();
-  res.received_bytes_max = per_node.rx_max();
+  res.sent_bytes_max = p.per_node.tx_max();
+  res.received_bytes_max = p.per_node.rx_max();
   fill_layer_rows(plan, res, [&](std::size_t i) {
     return std::make_pair(s.start[s.id(k - 1, i)], s.finish[s.id(k - 1, i)]);
   });

@@ -38,7 +38,7 @@ std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double 
 
 }  // namespace
 
-NodeLoad node_load(const SyncPlan& plan, const Task& t) {
+NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node) {
   NodeLoad load;
   const int workers = plan.workers;
   const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
@@ -73,15 +73,21 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
         }
       }
       const double worker_side = total - min_local;
-      // Server side: every worker not on that node sends its slice.
+      // Server side: every worker not on that node sends its slice. Node by node: the node
+      // of a slice exchanges it with those workers, and its own worker keeps it off the wire.
+      const bool push = t.pattern == FlowPattern::to_shards;
       double server_side = 0, off_host_total = 0;
       for (const NodeShare& n : p) {
         const bool has_worker = colocated && n.node < workers;
         const double senders = workers - (has_worker ? 1 : 0);
         off_host_total += n.bytes * senders;
         server_side = std::max(server_side, n.bytes * senders);
+        if (per_node) {
+          const double shard = n.bytes * senders, kept = has_worker ? n.bytes : 0.0;
+          per_node->add_node(n.node, push ? -kept : shard, push ? shard : -kept);
+        }
       }
-      const bool push = t.pattern == FlowPattern::to_shards;
+      if (per_node) per_node->add_every_worker(push ? total : 0.0, push ? 0.0 : total);
       load.tx_role = push ? Role::worker : Role::server;
       load.rx_role = push ? Role::server : Role::worker;
       load.tx_bytes_max = push ? worker_side : server_side;
@@ -101,6 +107,7 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       load.tx_bytes_mean = load.rx_bytes_mean = load.tx_bytes_max;
       load.messages_max = workers - 1;
       load.total_bytes = double(workers) * (workers - 1) * t.bytes;
+      if (per_node) per_node->add_every_worker(load.tx_bytes_max, load.rx_bytes_max);
       break;
     case FlowPattern::collective: {
       const CollectiveLoad c =
@@ -113,41 +120,11 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t) {
       load.total_bytes = c.total_bytes;
       load.sequential_steps = std::max(1, c.path_latencies);
       load.path_bytes = c.path_bytes;
+      if (per_node) per_node->add_every_worker(load.tx_bytes_max, load.rx_bytes_max);  // symmetric
       break;
     }
   }
   return load;
-}
-
-NodeBytes::NodeBytes(const SyncPlan& plan) : workers_(plan.workers) {}
-
-void NodeBytes::add(const SyncPlan& plan, const Task& t, const NodeLoad& l) {
-  switch (t.pattern) {
-    case FlowPattern::none: break;
-    case FlowPattern::to_shards:
-    case FlowPattern::from_shards: {
-      // Worker w exchanges every slice but one on its own node; the node of a slice
-      // exchanges it with every worker not on that node.
-      const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
-      const bool push = t.pattern == FlowPattern::to_shards;
-      const int worker_dir = push ? 0 : 1, shard_dir = push ? 1 : 0;
-      double total = 0;
-      for (const NodeShare& n : place(plan, plan.tensors.at(std::size_t(t.tensor)), t.scale)) {
-        total += n.bytes;
-        const bool has_worker = colocated && n.node < workers_;
-        auto& own = own_[n.node];
-        (shard_dir == 0 ? own.first : own.second) += n.bytes * (workers_ - (has_worker ? 1 : 0));
-        if (has_worker) (worker_dir == 0 ? own.first : own.second) -= n.bytes;
-      }
-      every_worker_[worker_dir] += total;
-      break;
-    }
-    case FlowPattern::to_peers:
-    case FlowPattern::collective:  // symmetric: every worker's NIC carries the busiest's
-      every_worker_[0] += l.tx_bytes_max;
-      every_worker_[1] += l.rx_bytes_max;
-      break;
-  }
 }
 
 double NodeBytes::busiest(int dir) const {

@@ -26,9 +26,6 @@ struct NodeLoad {
   int sequential_steps = 1;                    // latencies in series (a collective's critical path)
 };
 
-// Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once).
-NodeLoad node_load(const SyncPlan& plan, const Task& t);
-
 // Each node's bytes over all of a plan's network tasks, and the busiest node's: a task's
 // busiest node differs from task to task (the node of the shard holding its largest slice),
 // so the busiest node of the iteration is not the sum of the tasks' busiest. Kept sparse:
@@ -36,8 +33,16 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t);
 // (as a worker that keeps its local slice off the wire).
 class NodeBytes {
  public:
-  explicit NodeBytes(const SyncPlan& plan);
-  void add(const SyncPlan& plan, const Task& t, const NodeLoad& l);
+  explicit NodeBytes(int workers) : workers_(workers) {}
+  void add_every_worker(double tx, double rx) {
+    every_worker_[0] += tx;
+    every_worker_[1] += rx;
+  }
+  void add_node(int node, double tx, double rx) {
+    auto& own = own_[node];
+    own.first += tx;
+    own.second += rx;
+  }
   double tx_max() const { return busiest(0); }
   double rx_max() const { return busiest(1); }
 
@@ -47,5 +52,9 @@ class NodeBytes {
   double every_worker_[2] = {0, 0};                         // tx, rx
   std::unordered_map<int, std::pair<double, double>> own_;  // node -> (tx, rx) beyond that
 };
+
+// Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once);
+// with `per_node`, its bytes are added there node by node too.
+NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node = nullptr);
 
 }  // namespace possim
