@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <tuple>
-#include <unordered_map>
+#include <string>
+#include <utility>
 
 namespace possim {
 
@@ -96,162 +96,149 @@ CollectiveSchedule collective_schedule(CollectiveKind kind, int workers, int w, 
 
 namespace {
 
-// A point on a path: latencies and message costs in series, compared by their time.
-struct PathCost {
-  int latencies = 0, messages = 0;
-  double bytes = 0;  // each hop's bytes, as if it had its link to itself
-};
+// Paths to one point of a collective, by length: chains[L] is the most message costs in
+// series over any path of L hops to it (-1: no path of L hops). Every hop of one collective
+// carries the same bytes and latency, so a path's time is L hops plus chains[L] message costs.
+using Chains = std::vector<int>;
 
-struct PathRates {
-  double latency_s, per_message_s, bytes_per_s;
-  double time(const PathCost& c) const {
-    return c.latencies * latency_s + c.messages * per_message_s + (bytes_per_s > 0 ? c.bytes / bytes_per_s : 0);
+// One hop more, sent from a round that posts `sends` messages.
+Chains hop(const Chains& a, int sends) {
+  Chains r(a.size() + 1, -1);
+  for (std::size_t l = 0; l < a.size(); ++l)
+    if (a[l] >= 0) r[l + 1] = a[l] + sends;
+  return r;
+}
+
+void merge(Chains& a, const Chains& b) {
+  if (b.size() > a.size()) a.resize(b.size(), -1);
+  for (std::size_t l = 0; l < b.size(); ++l) a[l] = std::max(a[l], b[l]);
+}
+
+// The double binary tree's critical path, over its distinct nodes only. In heap order the
+// subtree under a node is the complete binary tree of its size, so the up pass depends on
+// that size alone (two sizes per level); the down pass depends on the messages its
+// ancestors post per round (two children each, but for at most one inner node). Both trees
+// are one heap (the second mirrored), so one tree's paths are both trees'. The rounds are
+// collective_schedule's: round c of a channel takes chunk c from one side and passes chunk
+// c-1 on; it starts when the previous round ends and ends when its sends have landed and
+// its receives arrived.
+class TreePaths {
+ public:
+  TreePaths(int workers, int chunks) : chunks_(chunks) {
+    const auto [left, right] = split(workers);
+    std::vector<Chains> in = up(left);
+    if (right > 0)
+      for (int c = 0; c < chunks_; ++c) merge(in[std::size_t(c)], up(right)[std::size_t(c)]);
+    const int sends = kids(workers);
+    const std::vector<Chains> clock = channel(&in, sends);  // the root turns chunks around
+    std::vector<Chains> arrivals;
+    for (int c = 0; c < chunks_; ++c) arrivals.push_back(hop(clock[std::size_t(c)], sends));
+    const std::string key(1, char('0' + sends));
+    down(key, arrivals, left);
+    if (right > 0) down(key, arrivals, right);
   }
-};
+  const Chains& end() const { return end_; }
 
-// A collective's shape, whatever its bytes and the rates: per worker and channel, how many
-// receives and sends each round has and on which links (dense ids for (stream, src, dst)),
-// and per worker how many sends it makes and takes. Every send of one collective carries the
-// same bytes (send_bytes), so the shape and that one number give its whole load.
-struct Shape {
-  struct Channel {
-    std::vector<std::uint32_t> receives, sends;  // per round: how many
-    std::vector<std::uint32_t> in, out;          // their links, in round order
-  };
-  std::vector<Channel> channels;                 // every worker's, worker by worker
-  std::vector<std::size_t> first_channel;        // per worker, and one past the last
-  std::vector<std::uint32_t> sends_on_link;      // per link
-  std::vector<std::uint32_t> tx_sends, rx_sends;  // per worker
-  int rounds_max = 0;
-  std::size_t rounds = 0;  // all workers' rounds: what keeping it costs
-};
+ private:
+  static int kids(int n) { return std::min(2, n - 1); }
+  // The sizes of the two subtrees under the root of a complete binary tree of n nodes.
+  static std::pair<int, int> split(int n) {
+    int full = 1;  // nodes on the last full level
+    while (4 * full - 1 <= n) full *= 2;
+    const int last = n - (2 * full - 1);  // nodes on the partial level below it, left first
+    const int above = full - 1;           // a subtree's nodes on the full levels
+    return {above + std::min(last, full), above + std::max(0, last - full)};
+  }
 
-Shape make_shape(CollectiveKind kind, int workers, int chunks) {
-  Shape shape;
-  std::unordered_map<std::uint64_t, std::uint32_t> id_of;
-  const std::uint64_t p = std::uint64_t(workers);
-  const auto link = [&](int stream, int src, int dst) {
-    const auto [it, fresh] = id_of.try_emplace((std::uint64_t(stream) * p + std::uint64_t(src)) * p + std::uint64_t(dst),
-                                               std::uint32_t(id_of.size()));
-    if (fresh) shape.sends_on_link.push_back(0);
-    return it->second;
-  };
-  shape.tx_sends.assign(std::size_t(workers), 0);
-  shape.rx_sends.assign(std::size_t(workers), 0);
-  for (int w = 0; w < workers; ++w) {
-    shape.first_channel.push_back(shape.channels.size());
-    for (const auto& rounds : collective_schedule(kind, workers, w, 1.0, chunks)) {
-      Shape::Channel c;
-      for (const CollectiveRound& r : rounds) {
-        c.receives.push_back(std::uint32_t(r.receives.size()));
-        c.sends.push_back(std::uint32_t(r.sends.size()));
-        for (const CollectiveReceive& x : r.receives) c.in.push_back(link(x.stream, x.peer, w));
-        for (const CollectiveSend& x : r.sends) {
-          const std::uint32_t l = link(x.stream, w, x.peer);
-          c.out.push_back(l);
-          ++shape.sends_on_link[l];
-          ++shape.tx_sends[std::size_t(w)];
-          ++shape.rx_sends[std::size_t(x.peer)];
-        }
-      }
-      shape.rounds_max = std::max(shape.rounds_max, int(rounds.size()));
-      shape.rounds += rounds.size();
-      shape.channels.push_back(std::move(c));
+  // One channel: `in` the arrivals of each chunk (none for a leaf's up channel), `sends`
+  // messages posted in every round from the second. The clock after each round c = 0..chunks.
+  std::vector<Chains> channel(const std::vector<Chains>* in, int sends) {
+    std::vector<Chains> clock(std::size_t(chunks_) + 1);
+    Chains t{0};
+    std::uint64_t steps = 0;
+    for (int c = 0; c <= chunks_; ++c) {
+      const bool take = in && c < chunks_, send = sends > 0 && c >= 1;
+      if (send) t = hop(t, sends);  // ends after its sends land (later than its start)
+      if (take) merge(t, (*in)[std::size_t(c)]);
+      clock[std::size_t(c)] = t;
+      steps += t.size();
     }
+    work::count(steps);
+    merge(end_, t);
+    return clock;
   }
-  shape.first_channel.push_back(shape.channels.size());
-  work::count(shape.rounds + shape.sends_on_link.size());
-  return shape;
-}
 
-// The bytes of each send of a collective (as collective_schedule writes them).
-double send_bytes(CollectiveKind kind, int workers, double bytes, int chunks) {
-  switch (kind) {
-    case CollectiveKind::ring: return bytes / workers;
-    case CollectiveKind::double_tree: return bytes / 2 / std::max(1, chunks);
+  // Arrivals at the parent of each chunk from a non-root node with a subtree of n nodes.
+  const std::vector<Chains>& up(int n) {
+    if (const auto it = up_.find(n); it != up_.end()) return it->second;
+    std::vector<Chains> in;
+    if (n > 1) {
+      const auto [left, right] = split(n);
+      in = up(left);
+      if (right > 0)
+        for (int c = 0; c < chunks_; ++c) merge(in[std::size_t(c)], up(right)[std::size_t(c)]);
+    }
+    const std::vector<Chains> clock = channel(n > 1 ? &in : nullptr, 1);
+    std::vector<Chains> out;
+    for (int c = 0; c < chunks_; ++c) out.push_back(hop(clock[std::size_t(c)], 1));  // chunk c leaves in round c+1
+    return up_.emplace(n, std::move(out)).first->second;
   }
-  return 0;
-}
+
+  // A non-root node of subtree size n taking each chunk at `in` from its parent, whose
+  // ancestors (root first) post the messages per round that `key` spells.
+  void down(const std::string& parents, const std::vector<Chains>& in, int n) {
+    const int sends = kids(n);
+    const std::string key = parents + char('0' + sends);
+    auto it = down_.find(key);
+    if (it == down_.end()) {
+      const std::vector<Chains> clock = channel(&in, sends);
+      std::vector<Chains> arrivals;
+      if (sends > 0)
+        for (int c = 0; c < chunks_; ++c) arrivals.push_back(hop(clock[std::size_t(c)], sends));
+      it = down_.emplace(key, std::move(arrivals)).first;
+    }
+    if (sends == 0) return;
+    const auto [left, right] = split(n);
+    down(key, it->second, left);
+    if (right > 0 && right != left) down(key, it->second, right);
+  }
+
+  int chunks_;
+  std::map<int, std::vector<Chains>> up_;             // by subtree size
+  std::map<std::string, std::vector<Chains>> down_;   // children's arrivals, by ancestors' sends
+  Chains end_;
+};
+
+// What a double tree of (workers, chunks) is whatever its bytes and rates: its critical
+// path's candidates (hops, message costs), none dominated by another, and the most sends
+// any worker makes (both trees: one to the parent and one to each child per chunk).
+struct TreeShape {
+  std::vector<std::pair<int, int>> paths;
+  int sends_max = 0;
+};
+
+// A worker's edges in both trees, the most over workers: an inner node of one tree
+// (parent and two children) is a leaf of the other (the mirror puts it on the other half),
+// so 4 from five workers on; below that, a root (two children) and a leaf.
+int degree_sum_max(int p) { return p >= 5 ? 4 : p >= 3 ? 3 : 2; }
 
 // Shapes recur (every layer of a model at one cluster size, every bandwidth of a sweep):
-// each thread keeps the ones it built, up to kMaxKeptRounds rounds in all.
-constexpr std::size_t kMaxKeptRounds = 2'000'000;
-
-const Shape& shape_of(CollectiveKind kind, int workers, int chunks, Shape& scratch) {
-  thread_local std::map<std::tuple<int, int, int>, Shape> kept;
-  thread_local std::size_t kept_rounds = 0;
-  const auto key = std::make_tuple(int(kind), workers, chunks);
+// each thread keeps the ones it built.
+const TreeShape& tree_shape(int workers, int chunks) {
+  thread_local std::map<std::pair<int, int>, TreeShape> kept;
+  const auto key = std::make_pair(workers, chunks);
   if (const auto it = kept.find(key); it != kept.end()) return it->second;
-  scratch = make_shape(kind, workers, chunks);
-  if (scratch.rounds > kMaxKeptRounds) return scratch;  // too large to keep: used once
-  if (kept_rounds + scratch.rounds > kMaxKeptRounds) {
-    kept.clear();
-    kept_rounds = 0;
-  }
-  kept_rounds += scratch.rounds;
-  return kept.emplace(key, std::move(scratch)).first->second;
-}
-
-// Critical path of the rounds of every worker: a round starts when its channel's previous
-// one ends, its sends (each of `bytes`) leave after their message costs and land a latency
-// later; it ends when they have landed and its receives have arrived. The k-th receive on
-// a link takes the k-th send on it.
-PathCost critical_path(const Shape& shape, double bytes, const PathRates& rates) {
-  const auto later = [&](const PathCost& a, const PathCost& b) { return rates.time(a) >= rates.time(b) ? a : b; };
-  const std::size_t links = shape.sends_on_link.size(), channels = shape.channels.size();
-  // Arrivals on each link, in a slot range of one buffer.
-  std::vector<std::size_t> first(links + 1, 0);
-  for (std::size_t l = 0; l < links; ++l) first[l + 1] = first[l] + shape.sends_on_link[l];
-  std::vector<PathCost> arrival(first[links]);
-  std::vector<std::size_t> landed(links, 0), taken(links, 0);
-  std::vector<std::size_t> next(channels, 0), in_at(channels, 0), out_at(channels, 0);
-  std::vector<PathCost> clock(channels);
-  PathCost end;
-  std::uint64_t walked = 0;
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (std::size_t k = 0; k < channels; ++k) {
-      const Shape::Channel& ch = shape.channels[k];
-      for (; next[k] < ch.receives.size(); ++next[k]) {
-        const std::uint32_t* from = ch.in.data() + in_at[k];
-        const std::uint32_t* to = ch.out.data() + out_at[k];
-        const std::size_t receives = ch.receives[next[k]], sends = ch.sends[next[k]];
-        bool ready = true;
-        for (std::size_t i = 0; i < receives && ready; ++i) {
-          std::size_t need = taken[from[i]] + 1;
-          for (std::size_t j = 0; j < i; ++j)  // several from one peer in a round
-            if (from[j] == from[i]) ++need;
-          ready = landed[from[i]] >= need;
-        }
-        if (!ready) break;
-        PathCost t = clock[k];
-        PathCost sent = t;
-        for (std::size_t i = 0; i < sends; ++i) {
-          const PathCost a{t.latencies + 1, t.messages + int(sends), t.bytes + bytes};
-          arrival[first[to[i]] + landed[to[i]]++] = a;
-          sent = later(sent, a);
-        }
-        t = sent;
-        for (std::size_t i = 0; i < receives; ++i) t = later(t, arrival[first[from[i]] + taken[from[i]]++]);
-        in_at[k] += receives;
-        out_at[k] += sends;
-        clock[k] = t;
-        end = later(end, t);
-        walked += 1 + receives + sends;
-        progress = true;
-      }
+  if (kept.size() >= 4096) kept.clear();
+  TreeShape shape;
+  const Chains end = TreePaths(workers, chunks).end();
+  int most = -1;  // keep a path only if it has more message costs than every longer one
+  for (std::size_t l = end.size(); l-- > 0;)
+    if (end[l] > most) {
+      shape.paths.emplace_back(int(l), end[l]);
+      most = end[l];
     }
-  }
-  work::count(walked + channels + links);
-  return end;
-}
-
-// n sends of b bytes, added one by one (as a walk over the schedule adds them).
-double sum_of(std::uint32_t n, double b) {
-  double s = 0;
-  for (std::uint32_t i = 0; i < n; ++i) s += b;
-  work::count(n);
-  return s;
+  shape.sends_max = degree_sum_max(workers) * chunks;
+  return kept.emplace(key, std::move(shape)).first->second;
 }
 
 }  // namespace
@@ -260,34 +247,39 @@ CollectiveLoad collective_load(CollectiveKind kind, int workers, double bytes, i
                                double per_message_s, double bytes_per_s) {
   CollectiveLoad load;
   if (workers < 2) return load;
-  const double b = send_bytes(kind, workers, bytes, chunks);
   // A ring is the same on every worker, shifted, and runs in lockstep: 2(P-1) rounds of one
-  // send and one receive, worker 0's rounds the path (no schedule needs writing out).
+  // send and one receive, worker 0's rounds the path.
   if (kind == CollectiveKind::ring) {
-    const std::uint32_t steps = 2 * std::uint32_t(workers - 1);
-    load.rounds_max = int(steps);
+    const int steps = 2 * (workers - 1);
+    load.rounds_max = steps;
     load.messages_max = steps;
-    load.tx_bytes_max = load.rx_bytes_max = sum_of(steps, b);
+    load.tx_bytes_max = load.rx_bytes_max = steps * (bytes / workers);
     load.total_bytes = load.tx_bytes_max * workers;
-    load.path_latencies = load.rounds_max;
-    load.path_messages = int(load.messages_max);
+    load.path_latencies = steps;
+    load.path_messages = steps;
     load.path_bytes = load.tx_bytes_max;
     return load;
   }
-  Shape scratch;
-  const Shape& shape = shape_of(kind, workers, std::max(1, chunks), scratch);
-  load.rounds_max = shape.rounds_max;
-  for (int w = 0; w < workers; ++w) {
-    const double tx = sum_of(shape.tx_sends[std::size_t(w)], b);
-    load.messages_max = std::max(load.messages_max, double(shape.tx_sends[std::size_t(w)]));
-    load.tx_bytes_max = std::max(load.tx_bytes_max, tx);
-    load.rx_bytes_max = std::max(load.rx_bytes_max, sum_of(shape.rx_sends[std::size_t(w)], b));
-    load.total_bytes += tx;
+  // Double tree: every send is a chunk of half the tensor; each tree sends each chunk up and
+  // down each of its P-1 edges.
+  chunks = std::max(1, chunks);
+  const double b = bytes / 2 / chunks;
+  const TreeShape& shape = tree_shape(workers, chunks);
+  load.rounds_max = chunks + 1;
+  load.messages_max = shape.sends_max;
+  load.tx_bytes_max = load.rx_bytes_max = shape.sends_max * b;  // a tree node sends and takes alike
+  load.total_bytes = 4.0 * (workers - 1) * chunks * b;
+  double longest = -1;
+  for (const auto& [hops, messages] : shape.paths) {
+    const double t = hops * latency_s + messages * per_message_s + (bytes_per_s > 0 ? hops * b / bytes_per_s : 0);
+    if (t > longest) {
+      longest = t;
+      load.path_latencies = hops;
+      load.path_messages = messages;
+      load.path_bytes = hops * b;
+    }
   }
-  const PathCost path = critical_path(shape, b, PathRates{latency_s, per_message_s, bytes_per_s});
-  load.path_latencies = path.latencies;
-  load.path_messages = path.messages;
-  load.path_bytes = path.bytes;
+  work::count(shape.paths.size());
   return load;
 }
 

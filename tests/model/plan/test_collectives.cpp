@@ -10,6 +10,7 @@
 #include "support/fixtures.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/plan/collective.hpp"
+#include "support/collective_walk.hpp"
 #include "sim/simgrid_engine.hpp"
 
 using namespace possim;
@@ -160,56 +161,45 @@ TEST_CASE("hier_allreduce: (G-1)/G of the tensor inside the node each way, the r
   }
 }
 
-TEST_CASE("collective_load equals its schedules summed send by send, bit for bit, cached or not",
+TEST_CASE("collective_load in closed form equals its schedules walked round by round",
           "[collective]") {
-  // The ring's load is written in closed form and the tree's from a kept shape: both must
-  // give exactly what adding up every worker's schedule gives.
+  // The ring's load is a formula and the tree's a walk over its distinct nodes: both must
+  // give what writing out every worker's schedule and walking its critical path gives, at
+  // rates where latency, message costs or bytes dominate.
+  struct Rates {
+    double latency_s, per_message_s, bytes_per_s;
+  };
   for (CollectiveKind kind : {CollectiveKind::ring, CollectiveKind::double_tree})
-    for (int p : {1, 2, 3, 5, 8, 13, 64})
-      for (int chunks : {0, 1, 3, 64})
-        for (double bytes : {1.0, 1e3 / 3, 7.3e6, 3.58e8}) {
-          INFO(int(kind) << " kind, " << p << " workers, " << chunks << " chunks, " << bytes << " bytes");
-          std::vector<double> tx(std::size_t(p), 0.0), rx = tx;
-          double messages_max = 0;
-          int rounds_max = 0;
-          for (int w = 0; w < p; ++w) {
-            double messages = 0;
-            for (const auto& channel : collective_schedule(kind, p, w, bytes, chunks)) {
-              rounds_max = std::max(rounds_max, int(channel.size()));
-              for (const CollectiveRound& r : channel)
-                for (const CollectiveSend& s : r.sends) {
-                  tx[std::size_t(w)] += s.bytes;
-                  rx[std::size_t(s.peer)] += s.bytes;
-                  messages += 1;
-                }
-            }
-            messages_max = std::max(messages_max, messages);
-          }
-          double tx_max = 0, rx_max = 0, total = 0;
-          for (int w = 0; w < p; ++w) {
-            tx_max = std::max(tx_max, tx[std::size_t(w)]);
-            rx_max = std::max(rx_max, rx[std::size_t(w)]);
-            total += tx[std::size_t(w)];
-          }
-          for (int call = 0; call < 2; ++call) {  // the second from the kept shape
-            const CollectiveLoad l = collective_load(kind, p, bytes, chunks, 5e-5, 1e-5, 1.25e9);
-            CHECK(l.tx_bytes_max == tx_max);
-            CHECK(l.rx_bytes_max == rx_max);
-            // The ring's total is one worker's times P (every worker sends the same).
-            if (kind == CollectiveKind::ring) {
-              CHECK(l.total_bytes == tx_max * p);
-              CHECK(l.total_bytes == Approx(total));
-            } else {
-              CHECK(l.total_bytes == total);
-            }
-            CHECK(l.messages_max == messages_max);
-            CHECK(l.rounds_max == rounds_max);
-            if (kind == CollectiveKind::ring) {  // lockstep: worker 0's rounds are the path
-              CHECK(l.path_latencies == rounds_max);
-              CHECK(l.path_bytes == tx_max);
+    for (int p : {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 31, 64, 100})
+      for (int chunks : {0, 1, 2, 3, 8, 64})
+        for (double bytes : {1.0, 1e3 / 3, 7.3e6, 3.58e8})
+          for (Rates r : {Rates{5e-5, 1e-5, 1.25e9}, Rates{1e-3, 0, 1.25e11}, Rates{0, 1e-4, 0},
+                          Rates{2e-6, 5e-6, 5e10}}) {
+            INFO(int(kind) << " kind, " << p << " workers, " << chunks << " chunks, " << bytes << " bytes, rates "
+                           << r.latency_s << " " << r.per_message_s << " " << r.bytes_per_s);
+            const CollectiveLoad w =
+                test::collective_load_walked(kind, p, bytes, chunks, r.latency_s, r.per_message_s, r.bytes_per_s);
+            for (int call = 0; call < 2; ++call) {  // the second from the kept shape
+              const CollectiveLoad l = collective_load(kind, p, bytes, chunks, r.latency_s, r.per_message_s, r.bytes_per_s);
+              CHECK(l.tx_bytes_max == Approx(w.tx_bytes_max).epsilon(1e-13));
+              CHECK(l.rx_bytes_max == Approx(w.rx_bytes_max).epsilon(1e-13));
+              CHECK(l.total_bytes == Approx(w.total_bytes).epsilon(1e-13));
+              CHECK(l.messages_max == w.messages_max);
+              CHECK(l.rounds_max == w.rounds_max);
+              // The path: its time exactly, and its parts where one path is the longest
+              // (with no message cost, paths of equal hops tie).
+              const auto time = [&](const CollectiveLoad& c) {
+                return c.path_latencies * r.latency_s + c.path_messages * r.per_message_s +
+                       (r.bytes_per_s > 0 ? c.path_bytes / r.bytes_per_s : 0);
+              };
+              CHECK(time(l) == Approx(time(w)).epsilon(1e-13));
+              if (r.per_message_s > 0 && r.latency_s > 0) {
+                CHECK(l.path_latencies == w.path_latencies);
+                CHECK(l.path_messages == w.path_messages);
+                CHECK(l.path_bytes == Approx(w.path_bytes).epsilon(1e-13));
+              }
             }
           }
-        }
   // Rates change the path, not the shape: the same collective at other rates, then again.
   const CollectiveLoad a = collective_load(CollectiveKind::double_tree, 33, 4e6, 8, 5e-5, 1e-5, 1.25e9);
   const CollectiveLoad b = collective_load(CollectiveKind::double_tree, 33, 4e6, 8, 1e-3, 0, 1.25e11);
