@@ -14,6 +14,7 @@
 
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/profile.hpp"
+#include "model/run/memory.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/workload/zoo.hpp"
 
@@ -21,6 +22,7 @@ using namespace possim;
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+  keep_freed_memory();  // as possim's commands do (cli/main.cpp)
   const Profile profile = load_profile("titanx_maxwell");
   std::vector<Network> nets;
   for (const auto& name : zoo_names()) nets.push_back(make_zoo_network(name));

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "engines/builtin_engines.hpp"
 #include "cli/interrupt.hpp"
+#include "model/run/memory.hpp"
 #include "model/input/error.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/text.hpp"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   using namespace possim;
   std::vector<std::string> args(argv + 1, argv + argc);
   register_builtin_engines();
+  keep_freed_memory();  // a command evaluates many points, each freeing what it built
   if (!args.empty() && args[0] == "--version") {
     std::cout << "possim " << possim_version() << '\n';
     return flushed(0);

@@ -56,6 +56,10 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
   plan_.per_iteration_s = p.per_iteration_s;
   plan_.rates.collective_launch_s = p.collective_launch_s;
   plan_.model = r.net->name;
+  // Every strategy adds at most a few tasks per layer (passes, copies, flows, applies):
+  // reserved once, the tasks are not moved as the plan grows.
+  plan_.layers.reserve(r.net->layers.size());
+  plan_.tasks.reserve(6 * r.net->layers.size() + 16);
   for (const Layer& l : r.net->layers)
     plan_.layers.push_back(PlanLayer{l.name, to_string(l.kind), double(l.params())});
   times_ = p.layer_times(*r.net, r.batch_per_gpu);
