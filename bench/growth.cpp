@@ -135,57 +135,48 @@ int main(int argc, char** argv) {
     nodes = {8, 32, 128, 512};
     layers = {16, 64, 250};
   }
+  // One row per strategy: per-point times at each x, and the fitted exponents.
+  const auto table = [&](const std::vector<int>& xs, const char* unit, double analytic_from, double simgrid_from,
+                         const std::function<Point(const std::string&, std::size_t)>& run) {
+    std::printf("| strategy |");
+    for (int x : xs) std::printf(" %d |", x);
+    std::printf(" exponent analytic | exponent SimGrid |\n|---|");
+    for (std::size_t i = 0; i < xs.size(); ++i) std::printf("---:|");
+    std::printf("---:|---:|\n");
+    std::fflush(stdout);
+    for (const std::string& s : strategies) {
+      std::vector<Point> pts;
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        pts.push_back(run(s, i));
+        pts.back().x = xs[i];
+        std::fprintf(stderr, "bench_growth: %s %d %s: analytic %s ms, SimGrid %s ms\n", s.c_str(), xs[i], unit,
+                     ms(pts.back().analytic_s).c_str(), ms(pts.back().simgrid_s).c_str());
+      }
+      std::printf("| %s |", s.c_str());
+      for (const Point& p : pts) std::printf(" %s / %s |", ms(p.analytic_s).c_str(), ms(p.simgrid_s).c_str());
+      std::printf(" %.2f | %.2f |\n", exponent(pts, &Point::analytic_s, analytic_from),
+                  exponent(pts, &Point::simgrid_s, simgrid_from));
+      std::fflush(stdout);
+    }
+  };
+
   const Network vgg = make_zoo_network("vgg19_22k");
   std::printf("## Per point, by nodes: VGG19-22K, batch 32, 40 Gbit/s, shards colocated, 5 iterations\n\n");
   std::printf("Wall ms per point: analytic (plan built and evaluated, median of %d) / SimGrid (one run, forked).\n\n",
               repeats);
-  std::printf("| strategy |");
-  for (int n : nodes) std::printf(" %d |", n);
-  std::printf(" exponent analytic | exponent SimGrid |\n|---|");
-  for (std::size_t i = 0; i < nodes.size(); ++i) std::printf("---:|");
-  std::printf("---:|---:|\n");
-  std::fflush(stdout);
-  for (const std::string& s : strategies) {
-    std::vector<Point> pts;
-    for (int n : nodes) {
-      Point p = point(vgg, s, n, n <= simgrid_nodes_max(s));
-      p.x = n;
-      pts.push_back(p);
-      std::fprintf(stderr, "bench_growth: %s %d nodes: analytic %s ms, SimGrid %s ms\n", s.c_str(), n,
-                   ms(p.analytic_s).c_str(), ms(p.simgrid_s).c_str());
-    }
-    std::printf("| %s |", s.c_str());
-    for (const Point& p : pts) std::printf(" %s / %s |", ms(p.analytic_s).c_str(), ms(p.simgrid_s).c_str());
-    std::printf(" %.2f | %.2f |\n", exponent(pts, &Point::analytic_s, 128), exponent(pts, &Point::simgrid_s, 32));
-    std::fflush(stdout);
-  }
+  table(nodes, "nodes", 128, 32, [&](const std::string& s, std::size_t i) {
+    return point(vgg, s, nodes[i], nodes[i] <= simgrid_nodes_max(s));
+  });
   std::printf("\nExponents: slope of log(time) on log(nodes), analytic from 128 nodes, SimGrid from 32 nodes "
               "(SimGrid runs: tree_allreduce to %d nodes, the others to %d).\n\n",
               simgrid_nodes_max("tree_allreduce"), simgrid_nodes_max("ps"));
 
   std::printf("## Per point, by layers: stacks of fully connected 1024 x 1024 layers, 8 nodes, as above\n\n");
-  std::printf("| strategy |");
-  for (int l : layers) std::printf(" %d |", l);
-  std::printf(" exponent analytic | exponent SimGrid |\n|---|");
-  for (std::size_t i = 0; i < layers.size(); ++i) std::printf("---:|");
-  std::printf("---:|---:|\n");
-  std::fflush(stdout);
   std::vector<Network> stacks;
   for (int l : layers) stacks.push_back(fc_stack(l));
-  for (const std::string& s : strategies) {
-    std::vector<Point> pts;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      Point p = point(stacks[i], s, 8, layers[i] <= simgrid_layers_max(s));
-      p.x = layers[i];
-      pts.push_back(p);
-      std::fprintf(stderr, "bench_growth: %s %d layers: analytic %s ms, SimGrid %s ms\n", s.c_str(), layers[i],
-                   ms(p.analytic_s).c_str(), ms(p.simgrid_s).c_str());
-    }
-    std::printf("| %s |", s.c_str());
-    for (const Point& p : pts) std::printf(" %s / %s |", ms(p.analytic_s).c_str(), ms(p.simgrid_s).c_str());
-    std::printf(" %.2f | %.2f |\n", exponent(pts, &Point::analytic_s, 0), exponent(pts, &Point::simgrid_s, 0));
-    std::fflush(stdout);
-  }
+  table(layers, "layers", 0, 0, [&](const std::string& s, std::size_t i) {
+    return point(stacks[i], s, 8, layers[i] <= simgrid_layers_max(s));
+  });
   std::printf("\nExponents: slope of log(time) on log(layers) over all points shown.\n");
   return 0;
 }

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 cmake --build build --target bench_growth possim -j2 >/dev/null
 echo "# Engine growth: time per point by nodes and by layers, and time to answer"
 echo
-echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), build $(grep CMAKE_BUILD_TYPE: build/CMakeCache.txt | cut -d= -f2)"
+echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc --all) cores, this run on $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), build $(grep CMAKE_BUILD_TYPE: build/CMakeCache.txt | cut -d= -f2)"
 echo "command: bench/growth.sh $*  (build/bench/bench_growth 5 $*, then bench/time_to_answer.sh 10)"
 echo
 build/bench/bench_growth 5 "$@"
