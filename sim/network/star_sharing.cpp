@@ -87,13 +87,20 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
   if (dt > 0) {
     if (!solved_) solve();  // the rates that held since now_s_
     for (const std::uint32_t j : loaded_) peak_[j] = std::max(peak_[j], load_[j]);  // the others carry nothing
-    for (const std::uint32_t id : active_) pair_[id].served += pair_[id].rate * dt;
     now_s_ = t_s;
   }
-  // Landings: a flow within kResolution_s of its bytes has landed.
+  // Landings: a flow within kResolution_s of its bytes has landed. Each pair's clock moves
+  // on in the same pass; a wake-up well before the first landing next_event_s foresaw (a
+  // send from an actor) looks at no pair's flows.
+  const bool may_land = !solved_ || t_s >= first_landing_s_ - 4 * kResolution_s;
   for (std::size_t i = 0; i < active_.size();) {
     const std::uint32_t id = active_[i];
     Pair& p = pair_[id];
+    if (dt > 0) p.served += p.rate * dt;
+    if (!may_land) {
+      ++i;
+      continue;
+    }
     const double slack = p.rate * kResolution_s;
     while (!p.due.empty() && p.due.front().first - p.served <= slack) {
       std::pop_heap(p.due.begin(), p.due.end(), std::greater<>());
@@ -106,7 +113,7 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
       ++i;
       continue;
     }
-    // Idle: the pair's slot goes back.
+    // Idle: the pair's slot goes back (the pair moved into place i is served next).
     pair_of_.erase(std::uint64_t(p.src) * (capacity_.size() / 2) + std::uint64_t(p.dst));
     active_[i] = active_.back();
     active_at_[active_[i]] = std::uint32_t(i);
@@ -137,6 +144,7 @@ double StarSharing::next_event_s() {
     const Pair& p = pair_[id];
     next = std::min(next, now_s_ + (p.due.front().first - p.served) / p.rate);
   }
+  first_landing_s_ = next;
   if (!waiting_.empty()) next = std::min(next, waiting_.front().until_s);
   return next;
 }
@@ -158,6 +166,7 @@ double StarSharing::load_bytes_per_s(std::size_t link) {
 // link would give them, equal shares included): a solve is O(pairs log pairs), whatever
 // the node count.
 void StarSharing::solve() {
+  first_landing_s_ = -std::numeric_limits<double>::infinity();  // foreseen at other rates
   // The links in use, ascending.
   ++epoch_;
   used_.clear();

@@ -99,6 +99,8 @@ class StarSharing {
   std::uint64_t next_seq_ = 0;
   std::size_t in_flight_ = 0;
   bool solved_ = true;
+  // When next_event_s last foresaw the first landing, at the rates of the last solve.
+  double first_landing_s_ = -std::numeric_limits<double>::infinity();
   std::vector<Flow> flow_;
   std::vector<FlowId> free_flow_;
   std::vector<Waiting> waiting_;  // min-heap: flows in their latency
