@@ -82,7 +82,7 @@ class Node final : public ExecutorBackend {
   const int ctrl_fd_;
   const std::string address_;
   NodeOptions opt_;
-  const std::vector<std::vector<Dep>> dependents_;
+  const TemplateDependents dependents_;
   Mesh mesh_;
   int gpus_ = 1;
   bool worker_ = false;
@@ -129,7 +129,7 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
       ctrl_fd_(ctrl_fd),
       address_(address),
       opt_(opt),
-      dependents_(template_dependents(plan)),
+      dependents_(plan),
       mesh_(me, plan.cluster.total_nodes(), address, opt.arithmetic.enabled()),
       core_(plan, *this) {
   if (opt.arithmetic.enabled()) math_ = std::make_unique<arith::NodeMath>(plan, opt.arithmetic, me);

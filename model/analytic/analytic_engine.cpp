@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "model/input/error.hpp"
+#include "model/plan/instance_graph.hpp"
 #include "model/plan/node_load.hpp"
 #include "model/plan/task_cost.hpp"
 #include "model/plan/work_count.hpp"
@@ -82,41 +83,18 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
 
 namespace {
 
-// Each template task's dependents (the tasks whose deps name it), in one array:
-// of(i) lists task i's, in the order of the tasks that name it.
-struct Dependents {
-  explicit Dependents(const SyncPlan& plan) : first(plan.tasks.size() + 1, 0) {
-    for (const Task& t : plan.tasks)
-      for (const Dep& d : t.deps) ++first[d.task + 1];
-    for (std::size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
-    list.resize(first.back());
-    std::vector<std::uint32_t> at(first.begin(), first.end() - 1);
-    for (std::uint32_t i = 0; i < plan.tasks.size(); ++i)
-      for (const Dep& d : plan.tasks[i].deps) list[at[d.task]++] = Dep{i, d.lag};
-  }
-  struct Range {
-    const Dep *b, *e;
-    const Dep* begin() const { return b; }
-    const Dep* end() const { return e; }
-    std::size_t size() const { return std::size_t(e - b); }
-  };
-  Range of(std::size_t i) const { return {list.data() + first[i], list.data() + first[i + 1]}; }
-  std::vector<std::uint32_t> first;
-  std::vector<Dep> list;
-};
-
 // Template tasks with what list scheduling needs: duration, hold, resources, dependents.
 struct Prepared {
   std::vector<double> dur, hold;
   std::vector<Held> held;
-  Dependents dependents;
+  TemplateDependents dependents;
   std::vector<NodeLoad> load;
   NodeBytes per_node;  // each node's bytes over the network tasks, as node_load places them
 };
 
 Prepared prepare(const SyncPlan& plan) {
   const std::size_t n = plan.tasks.size();
-  Prepared p{std::vector<double>(n), std::vector<double>(n), std::vector<Held>(n), Dependents(plan),
+  Prepared p{std::vector<double>(n), std::vector<double>(n), std::vector<Held>(n), TemplateDependents(plan),
              std::vector<NodeLoad>(n), NodeBytes(plan.workers)};
   for (std::size_t i = 0; i < n; ++i) {
     const Task& t = plan.tasks[i];
@@ -231,7 +209,7 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
     x.slowdown = gpu ? float(inputs[std::size_t(t)].slowdown) : 1.0f;
     s.path.finished(me, t, start + dur);
     if (gpu) s.path.gpu_busy(me, start, start + dur);
-    for (const Dep& d : p.dependents.of(i)) {
+    for (const Dep& d : p.dependents[i]) {
       const int u = t + int(d.lag);
       if (u >= k) continue;
       const std::size_t j = s.id(u, d.task);
@@ -242,7 +220,7 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
       }
       if (--pending[j] == 0) heap.emplace(y.ready_s, u, d.task);
     }
-    listed += p.dependents.of(i).size();
+    listed += p.dependents[i].size();
   }
   work::count(listed);
   return s;

@@ -125,17 +125,10 @@ void merge(Chains& a, const Chains& b) {
 class TreePaths {
  public:
   TreePaths(int workers, int chunks) : chunks_(chunks) {
-    const auto [left, right] = split(workers);
-    std::vector<Chains> in = up(left);
-    if (right > 0)
-      for (int c = 0; c < chunks_; ++c) merge(in[std::size_t(c)], up(right)[std::size_t(c)]);
+    const std::vector<Chains> in = from_children(workers);
     const int sends = kids(workers);
     const std::vector<Chains> clock = channel(&in, sends);  // the root turns chunks around
-    std::vector<Chains> arrivals;
-    for (int c = 0; c < chunks_; ++c) arrivals.push_back(hop(clock[std::size_t(c)], sends));
-    const std::string key(1, char('0' + sends));
-    down(key, arrivals, left);
-    if (right > 0) down(key, arrivals, right);
+    to_children(std::string(1, char('0' + sends)), passed_on(clock, sends), workers);
   }
   const Chains& end() const { return end_; }
 
@@ -168,20 +161,29 @@ class TreePaths {
     return clock;
   }
 
+  // Where each chunk arrives at the other end of a channel whose clock is `clock` and
+  // whose rounds post `sends` messages: chunk c leaves in round c+1.
+  std::vector<Chains> passed_on(const std::vector<Chains>& clock, int sends) const {
+    std::vector<Chains> out;
+    for (int c = 0; c < chunks_; ++c) out.push_back(hop(clock[std::size_t(c)], sends));
+    return out;
+  }
+
   // Arrivals at the parent of each chunk from a non-root node with a subtree of n nodes.
   const std::vector<Chains>& up(int n) {
     if (const auto it = up_.find(n); it != up_.end()) return it->second;
-    std::vector<Chains> in;
-    if (n > 1) {
-      const auto [left, right] = split(n);
-      in = up(left);
-      if (right > 0)
-        for (int c = 0; c < chunks_; ++c) merge(in[std::size_t(c)], up(right)[std::size_t(c)]);
-    }
-    const std::vector<Chains> clock = channel(n > 1 ? &in : nullptr, 1);
-    std::vector<Chains> out;
-    for (int c = 0; c < chunks_; ++c) out.push_back(hop(clock[std::size_t(c)], 1));  // chunk c leaves in round c+1
+    const std::vector<Chains> in = n > 1 ? from_children(n) : std::vector<Chains>{};
+    std::vector<Chains> out = passed_on(channel(n > 1 ? &in : nullptr, 1), 1);
     return up_.emplace(n, std::move(out)).first->second;
+  }
+
+  // The chunks a node with a subtree of n > 1 nodes takes from its children (one or two).
+  std::vector<Chains> from_children(int n) {
+    const auto [left, right] = split(n);
+    std::vector<Chains> in = up(left);
+    if (right > 0)
+      for (int c = 0; c < chunks_; ++c) merge(in[std::size_t(c)], up(right)[std::size_t(c)]);
+    return in;
   }
 
   // A non-root node of subtree size n taking each chunk at `in` from its parent, whose
@@ -191,16 +193,18 @@ class TreePaths {
     const std::string key = parents + char('0' + sends);
     auto it = down_.find(key);
     if (it == down_.end()) {
-      const std::vector<Chains> clock = channel(&in, sends);
-      std::vector<Chains> arrivals;
-      if (sends > 0)
-        for (int c = 0; c < chunks_; ++c) arrivals.push_back(hop(clock[std::size_t(c)], sends));
-      it = down_.emplace(key, std::move(arrivals)).first;
+      const std::vector<Chains> clock = channel(&in, sends);  // a leaf's too: its end counts
+      it = down_.emplace(key, sends > 0 ? passed_on(clock, sends) : std::vector<Chains>{}).first;
     }
-    if (sends == 0) return;
+    if (sends > 0) to_children(key, it->second, n);
+  }
+
+  // The children of a node with a subtree of n > 1 nodes take each chunk at `arrivals`
+  // (children of equal subtrees alike: one walk).
+  void to_children(const std::string& key, const std::vector<Chains>& arrivals, int n) {
     const auto [left, right] = split(n);
-    down(key, it->second, left);
-    if (right > 0 && right != left) down(key, it->second, right);
+    down(key, arrivals, left);
+    if (right > 0 && right != left) down(key, arrivals, right);
   }
 
   int chunks_;

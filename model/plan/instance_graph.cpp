@@ -6,18 +6,21 @@
 
 namespace possim {
 
-std::vector<std::vector<Dep>> template_dependents(const SyncPlan& plan) {
-  std::vector<std::vector<Dep>> dependents(plan.tasks.size());
+TemplateDependents::TemplateDependents(const SyncPlan& plan) : first_(plan.tasks.size() + 1, 0) {
+  for (const Task& t : plan.tasks)
+    for (const Dep& d : t.deps) ++first_[d.task + 1];
+  for (std::size_t i = 1; i < first_.size(); ++i) first_[i] += first_[i - 1];
+  list_.resize(first_.back());
+  std::vector<std::uint32_t> at(first_.begin(), first_.end() - 1);
   for (std::uint32_t i = 0; i < plan.tasks.size(); ++i)
-    for (const Dep& d : plan.tasks[i].deps) dependents[d.task].push_back(Dep{i, d.lag});
-  return dependents;
+    for (const Dep& d : plan.tasks[i].deps) list_[at[d.task]++] = Dep{i, d.lag};
 }
 
-InstanceGraph::InstanceGraph(const SyncPlan& plan) : plan_(plan), k_(std::max(1, plan.iterations)) {
+InstanceGraph::InstanceGraph(const SyncPlan& plan)
+    : plan_(plan), k_(std::max(1, plan.iterations)), dependents_(plan) {
   const std::size_t n = plan.tasks.size();
   offset_.resize(n);
   shard_slice_.assign(n, {});
-  dependents_ = template_dependents(plan);
   for (std::uint32_t i = 0; i < n; ++i) {
     offset_[i] = stride_;
     stride_ += std::size_t(instances_of(i));

@@ -18,8 +18,23 @@ struct Instance {
   int who = 0;             // worker (worker scope), slice index (shard scope), 0 (cluster)
 };
 
-// Dependents of each template task: (task that waits, lag).
-std::vector<std::vector<Dep>> template_dependents(const SyncPlan& plan);
+// Dependents of each template task: (task that waits, lag), in one array: [i] lists task
+// i's in the order of the tasks that name it.
+class TemplateDependents {
+ public:
+  explicit TemplateDependents(const SyncPlan& plan);
+  struct Range {
+    const Dep *b, *e;
+    const Dep* begin() const { return b; }
+    const Dep* end() const { return e; }
+    std::size_t size() const { return std::size_t(e - b); }
+  };
+  Range operator[](std::size_t i) const { return {list_.data() + first_[i], list_.data() + first_[i + 1]}; }
+
+ private:
+  std::vector<std::uint32_t> first_;  // task i's are list_[first_[i] .. first_[i + 1])
+  std::vector<Dep> list_;
+};
 
 class InstanceGraph {
  public:
@@ -37,7 +52,7 @@ class InstanceGraph {
   int instances_of(std::uint32_t task) const;
   bool worker_scoped(std::uint32_t task) const { return plan_.tasks[task].scope == Scope::worker; }
   bool dropped(int t, int w) const { return plan_.stragglers.dropped[std::size_t(t)][std::size_t(w)] != 0; }
-  const std::vector<std::vector<Dep>>& dependents() const { return dependents_; }
+  const TemplateDependents& dependents() const { return dependents_; }
 
   // Instances that wait for nothing, in (iteration, task, who) order.
   std::vector<Instance> initially_ready() const;
@@ -63,7 +78,7 @@ class InstanceGraph {
   int k_ = 1;
   std::vector<std::size_t> offset_;
   std::size_t stride_ = 0;
-  std::vector<std::vector<Dep>> dependents_;
+  TemplateDependents dependents_;
   // shard_slice_[task][shard] = slice index of that shard in the task's tensor, or -1
   // (the last one, when a tensor has several slices on one shard: TF stock's variables).
   std::vector<std::vector<int>> shard_slice_;

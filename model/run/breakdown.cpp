@@ -71,10 +71,6 @@ void CriticalPath::finished(std::size_t i, int t, double end_s) {
 void CriticalPath::gpu_busy(std::size_t i, double start_s, double end_s) {
   const Busy b{start_s, end_s, i};
   // Engines report in order of start, nearly always: insert where it belongs otherwise.
-  if (busy_.empty() || start_s >= busy_.back().start_s) {
-    busy_.push_back(b);
-    return;
-  }
   const auto at = std::upper_bound(busy_.begin(), busy_.end(), start_s,
                                    [](double s, const Busy& x) { return s < x.start_s; });
   busy_.insert(at, b);
