@@ -4,7 +4,8 @@
 // Analytic: plan built and evaluated in this process, the median of `repeats`. SimGrid:
 // one run each through the engine possim uses (a forked child), as possim decides to fold
 // or not; points past a strategy's SimGrid limit (below) are left out and say so.
-// Usage: bench_growth [repeats] [--quick]   (--quick: up to 512 nodes and 250 layers)
+// Usage: bench_growth [repeats] [--quick] [--nodes]   (--quick: up to 512 nodes and 250
+// layers; --nodes: the table by nodes only)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -94,17 +95,18 @@ std::string ms(double s) {
 
 int main(int argc, char** argv) {
   int repeats = 5;
-  bool quick = false;
+  bool quick = false, nodes_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--nodes") == 0) nodes_only = true;
     else repeats = std::max(1, std::atoi(argv[i]));
   }
   keep_freed_memory();  // as possim's commands do
   register_builtin_engines();
   const Profile profile = load_profile("titanx_maxwell");
   const std::vector<std::string> strategies = {"ps", "wfbp", "poseidon", "allreduce", "tree_allreduce"};
-  // SimGrid's limits: full runs of colocated shards take ~90 s a point at 4,096 nodes
-  // (they do not fold yet), and the double tree's rounds are SimGrid activities one by one.
+  // SimGrid's limits: the double tree's rounds are SimGrid activities one by one, and it
+  // never folds (colocated shards fold by classes: sim/fold.hpp).
   const auto simgrid_nodes_max = [&](const std::string& s) { return s == "tree_allreduce" ? 128 : quick ? 512 : 4096; };
   const auto simgrid_layers_max = [&](const std::string& s) { return s == "tree_allreduce" ? 250 : quick ? 250 : 2000; };
 
@@ -171,6 +173,7 @@ int main(int argc, char** argv) {
               "(SimGrid runs: tree_allreduce to %d nodes, the others to %d).\n\n",
               simgrid_nodes_max("tree_allreduce"), simgrid_nodes_max("ps"));
 
+  if (nodes_only) return 0;
   std::printf("## Per point, by layers: stacks of fully connected 1024 x 1024 layers, 8 nodes, as above\n\n");
   std::vector<Network> stacks;
   for (int l : layers) stacks.push_back(fc_stack(l));

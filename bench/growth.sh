@@ -2,9 +2,10 @@
 # Benchmark (issue 27 item 5): each engine's time per point as nodes (8 to 4,096) and
 # layers (16 to 2,000) grow, with fitted growth exponents, then the time to answer of one
 # whole possim process (bench/time_to_answer.sh). Prints Markdown; commit it to
-# bench/results/growth.md. About 10 minutes on 2 cores (the SimGrid runs of colocated
-# shards at 4,096 nodes take ~90 s each); --quick: up to 512 nodes and 250 layers (~1 min).
-#   bench/growth.sh [--quick]
+# bench/results/growth.md. About 10 minutes on one core, most of it SimGrid's WFBP at
+# 2,000 layers; --quick: up to 512 nodes and 250 layers (~1 min); --nodes: the table by
+# nodes only (~2 min).
+#   bench/growth.sh [--quick] [--nodes]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build --target bench_growth possim -j2 >/dev/null

@@ -35,6 +35,10 @@ Executor::Executor(const SyncPlan& plan, const RunOptions& opt, const SimGridOpt
     fold_sent_.assign(nodes_ * std::size_t(graph().iterations()), 0);
     fold_received_ = fold_sent_;
   }
+  if (fold_.by_classes()) {
+    recorder_.timeline().show_workers_as(fold_.classes->rep, fold_.workers());
+    recorder_.average_gpus_over(fold_.workers());  // each worker's busy time weighed by its class
+  }
 }
 
 // Drains end on a stop token once every task instance has completed: killing one
@@ -148,13 +152,13 @@ void Executor::fault(const std::string& what) {
 }
 
 // Statistics of one network flow of the instance that has just landed.
-void Executor::flow_landed(const Instance& in, int src_node, int dst_node, double bytes) {
+void Executor::flow_landed(const Instance& in, const HostFlow& f) {
   repeats_.flow_landed(in.t, now());
-  recorder_.flow_landed(in.t, src_node, dst_node, bytes);
+  recorder_.flow_landed(in.t, f.src_node, f.dst_node, f.bytes, f.m, f.flows);
   if (fold_.on()) {
     const std::size_t row = std::size_t(in.t) * nodes_;
-    fold_sent_[row + std::size_t(src_node)] += bytes;
-    fold_received_[row + std::size_t(dst_node)] += bytes;
+    fold_sent_[row + std::size_t(f.src_node)] += f.bytes * f.m.tx;
+    fold_received_[row + std::size_t(f.dst_node)] += f.bytes * f.m.rx;
   }
 }
 
@@ -165,7 +169,8 @@ void Executor::deliver_all(const Instance& in) {
 }
 
 // Worker 0 stands for every worker node, each dedicated server's flows for N flows each;
-// the links of every worker node are node 0's (and PCIe worker 0's).
+// the links of every worker node are node 0's (and PCIe worker 0's). By classes, each
+// node's are its class representative's.
 void Executor::unfold(Result& r) const {
   const int k = graph().iterations(), n = full().workers;
   const std::size_t nodes = nodes_;
@@ -179,8 +184,9 @@ void Executor::unfold(Result& r) const {
   std::vector<LinkUse> links;
   for (std::size_t node = 0; node < nodes; ++node) {
     const bool server = int(node) >= n;  // dedicated
-    const double times = server ? n : 1;
-    const std::size_t from = server ? node : 0;
+    const double times = server && !fold_.by_classes() ? n : 1;
+    // By classes, every node's figures are its representative's (m flows counted in).
+    const std::size_t from = fold_.by_classes() ? std::size_t(fold_.node(int(node))) : server ? node : 0;
     const double s = times * mean(fold_sent_, from), rcv = times * mean(fold_received_, from);
     r.sent_bytes_max = std::max(r.sent_bytes_max, s);
     r.received_bytes_max = std::max(r.received_bytes_max, rcv);
@@ -195,13 +201,18 @@ void Executor::unfold(Result& r) const {
   }
   for (int w = 0; w < n; ++w)
     for (int dir = 0; dir < 2; ++dir) {
-      LinkUse u = r.links[2 * nodes + std::size_t(dir)];
+      const std::size_t simulated = fold_.by_classes() ? std::size_t(fold_.classes->class_of[std::size_t(w)]) : 0;
+      LinkUse u = r.links[2 * (nodes + simulated) + std::size_t(dir)];
       u.link = "pcie-" + std::to_string(w) + (dir == 0 ? " d2h" : " h2d");
       links.push_back(u);
     }
   r.links = std::move(links);
   r.sent_bytes_mean = sent_sum / double(nodes);
   r.received_bytes_mean = received_sum / double(nodes);
+  if (fold_.by_classes()) {
+    r.reduced_to_nodes = fold_.classes->count();  // the recorder counted every flow a flow stands for
+    return;
+  }
   r.flows_per_iteration *= n;  // every flow of the cluster is some worker's, as worker 0's
   r.reduced_to_nodes = fold_.dedicated() ? 1 + full().num_shards() : 1;
 }

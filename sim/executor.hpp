@@ -14,7 +14,8 @@
 // (pcie_copy.cpp), intra-node copy or apply (host_exec.cpp) and collective channel
 // (collective.cpp); one drain per host receives the data sent to it. A symmetric cluster
 // may run folded onto worker 0 (sim/fold.hpp): `plan` is then folded_plan(), and the
-// flows, collectives and applies of worker 0 are those of the full plan. A shard applies a
+// flows, collectives and applies of worker 0 are those of the full plan; or by classes of
+// nodes (class_folded_plan(): worker c is class c's least node, its flows grouped by class). A shard applies a
 // slice once every (not dropped) worker's flow to it has landed: Poseidon's per-KV update
 // counting. Iterations that provably repeat are reported from the one they repeat
 // (sim/repeat_detector.hpp); statistics and the timeline go to sim/recorder.hpp.
@@ -50,6 +51,11 @@ struct HostFlow {
   // Flows still in flight of the slice this flow carries (several with flow_per_kv_pair):
   // the shard counts the slice as delivered when the last one lands.
   std::shared_ptr<int> slice_left;
+  // Folded by classes (sim/fold.hpp): the flows it stands for, and the (shard, slice) each
+  // of them delivers (a push).
+  NicNetwork::Multiplicity m;
+  double flows = 1;
+  std::shared_ptr<std::vector<std::pair<int, int>>> delivers;
 };
 
 class Executor final : public ExecutorBackend {
@@ -89,8 +95,12 @@ class Executor final : public ExecutorBackend {
   void complete(const Instance& in) { core_.complete(in); }
   void stop_drains();
   void start_drains();
-  void flow_landed(const Instance& in, int src_node, int dst_node, double bytes);
-  // Folded, colocated: every slice of a push is delivered when worker 0's push completes.
+  void flow_landed(const Instance& in, const HostFlow& f);
+  // Folded by classes: the flows of `flows` (worker in.who's in the full cluster) between
+  // the same two classes that carry the same slice position, one HostFlow each; a local
+  // slice is delivered at once only where its class holds no other node.
+  std::vector<HostFlow> group_by_classes(const Instance& in, const std::vector<Flow>& flows, bool push);
+  // Folded onto worker 0, colocated: every slice of a push is delivered when worker 0's push completes.
   void deliver_all(const Instance& in);
   // The full cluster's per-node and per-link figures from a folded run (sim/fold.hpp).
   void unfold(Result& r) const;

@@ -1,6 +1,10 @@
 #include "sim/fold.hpp"
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace possim::sim {
 
@@ -11,12 +15,26 @@ std::string layer_name(const SyncPlan& plan, int layer) {
                                                                  : "#" + std::to_string(layer);
 }
 
+// A CPU-side optimizer on the workers' nodes shares their CPUs with the colocated shards'
+// applies; folded, the nodes not simulated would apply without it.
+bool host_cpu_beside_shards(const SyncPlan& plan) {
+  if (plan.cluster.placement != ServerPlacement::colocated) return false;
+  bool host = false, shard = false;
+  for (const Task& t : plan.tasks) {
+    host = host || t.resource == Resource::host_cpu;
+    shard = shard || t.scope == Scope::shard;
+  }
+  return host && shard;
+}
+
 }  // namespace
 
 std::string fold_refusal(const SyncPlan& plan) {
   if (plan.workers < 2) return "one worker: nothing to fold";
   if (!plan.undisturbed())
     return "stragglers (per-worker compute slowdowns or drops) make the workers differ";
+  if (host_cpu_beside_shards(plan))
+    return "a CPU-side optimizer on the workers' nodes contends with the shards colocated there";
   const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
   const int shards = plan.num_shards(), nodes = plan.cluster.nodes;
   for (const Task& t : plan.tasks) {
@@ -49,6 +67,86 @@ SyncPlan folded_plan(const SyncPlan& full) {
   for (auto& row : p.stragglers.slowdown) row.resize(1);
   for (auto& row : p.stragglers.dropped) row.resize(1);
   return p;
+}
+
+NodeClasses node_classes(const SyncPlan& plan) {
+  const int nodes = plan.cluster.nodes;
+  // A node's signature: (tensor, its shard's place on the node, bytes, pairs) of every slice
+  // it holds, in that order (shard s is on node s mod N, the node's (s / N)-th).
+  using Entry = std::tuple<int, int, double, int>;
+  std::vector<std::vector<Entry>> held(std::size_t(std::max(nodes, 0)));
+  if (plan.cluster.placement == ServerPlacement::colocated)
+    for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+      for (const Slice& s : plan.tensors[t].slices)
+        held[std::size_t(plan.shard_node(s.shard))].emplace_back(int(t), s.shard / nodes, s.bytes, s.pairs);
+  NodeClasses c;
+  std::map<std::vector<Entry>, int> known;
+  for (int n = 0; n < nodes; ++n) {
+    std::vector<Entry>& sig = held[std::size_t(n)];
+    std::sort(sig.begin(), sig.end());
+    const auto [it, fresh] = known.emplace(std::move(sig), c.count());
+    if (fresh) {
+      c.rep.push_back(n);
+      c.size.push_back(0);
+    }
+    c.class_of.push_back(it->second);
+    ++c.size[std::size_t(it->second)];
+  }
+  return c;
+}
+
+std::string class_fold_refusal(const SyncPlan& plan, const NodeClasses& classes, NetworkBackend backend) {
+  if (plan.workers < 2) return "one worker: nothing to fold";
+  if (plan.cluster.placement != ServerPlacement::colocated) return "shards not colocated";
+  if (!plan.undisturbed()) return "stragglers make the workers differ";
+  if (host_cpu_beside_shards(plan))
+    return "a CPU-side optimizer on the workers' nodes contends with the shards colocated there";
+  for (const Task& t : plan.tasks) {
+    if (t.pattern == FlowPattern::collective)
+      return std::string("the ") + to_string(t.collective) + " collective of layer " + layer_name(plan, t.layer) +
+             " is not the same on every node of a class";
+    if (t.tensor < 0) continue;
+    const auto& slices = plan.tensors.at(std::size_t(t.tensor)).slices;
+    std::vector<char> seen(std::size_t(plan.num_shards()), 0);
+    for (const Slice& s : slices)
+      if (seen[std::size_t(s.shard)]++)
+        return "layer " + layer_name(plan, t.layer) + " has two slices on shard " + std::to_string(s.shard);
+  }
+  if (backend != NetworkBackend::star) return "the lmm network backend takes no flow multiplicities (--network star)";
+  if (classes.count() >= plan.cluster.nodes)
+    return "every node's shards hold different slices (" + std::to_string(classes.count()) + " classes)";
+  return "";
+}
+
+SyncPlan class_folded_plan(const SyncPlan& full, const NodeClasses& classes) {
+  SyncPlan p = full;
+  p.workers = classes.count();
+  // Undisturbed: every row is all ones (zeros), so the first C entries are the reps'.
+  for (auto& row : p.stragglers.slowdown) row.resize(std::size_t(p.workers));
+  for (auto& row : p.stragglers.dropped) row.resize(std::size_t(p.workers));
+  return p;
+}
+
+FoldChoice choose_fold(const SyncPlan& plan, NetworkBackend backend) {
+  FoldChoice c;
+  const std::string rotation = fold_refusal(plan);
+  if (rotation.empty()) {
+    c.kind = FoldChoice::Kind::onto_worker0;
+    return c;
+  }
+  if (plan.cluster.placement == ServerPlacement::colocated && plan.workers >= 2 && plan.undisturbed()) {
+    c.classes = node_classes(plan);
+    const std::string by_classes = class_fold_refusal(plan, c.classes, backend);
+    if (by_classes.empty()) {
+      c.kind = FoldChoice::Kind::by_classes;
+      return c;
+    }
+    c.classes = {};
+    c.why_not = rotation + "; by classes of nodes: " + by_classes;
+    return c;
+  }
+  c.why_not = rotation;
+  return c;
 }
 
 }  // namespace possim::sim

@@ -41,10 +41,36 @@
 // What it reports: every per-node and per-link figure of the full cluster, from worker 0
 // (every worker node) and each server (its flows times N); flows per iteration times N.
 // The timeline holds worker 0 and the shards only.
+//
+// Folding by classes (colocated shards whose slices differ). The KV hashing deals a
+// tensor's pairs round robin, so shards hold slices of one size or the next and the
+// rotation above no longer maps the cluster onto itself. Nodes whose shards hold the same
+// slices (bytes and KV pairs, shard by shard on the node, tensor by tensor) form a class;
+// exchanging two nodes of a class maps the cluster onto itself, so the max-min allocation,
+// and every instant after it, is the same for both. The run simulates one worker per
+// class (its least node, the representative), every shard, and between representatives
+// one flow for each group of flows that land together: r_a -> r_b stands for the flows
+// of every node of class a to every node of class b (its other nodes when a == b) that
+// carry the same slice position, m_b flows on r_a's tx and m_a on r_b's rx (m: nodes of
+// the class, less the node itself when a == b; the star solver weighs a flow by them:
+// sim/network/star_sharing.hpp). Pulls and SFB broadcasts group the same way. A shard of a
+// class-b node counts, from each class a, the landing of the group that reaches it as
+// that class's delivery (its own node's local one lands no later); its apply counts every
+// worker's update, as above.
+//
+// When the fold by classes is exact (class_fold_refusal() returns ""): colocated shards,
+// no stragglers, no collective (a ring or tree is not the same on every node of a class
+// once the classes differ), at most one slice of a tensor on a shard, no CPU-side
+// optimizer on the workers' nodes (it would contend with shard applies on nodes not
+// simulated), the star network backend (SimGrid's own solver takes no per-link weights),
+// and fewer classes than nodes.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "model/plan/sync_plan.hpp"
+#include "sim/network/star_sharing.hpp"
+#include "sim/simgrid_engine.hpp"
 
 namespace possim::sim {
 
@@ -55,15 +81,55 @@ std::string fold_refusal(const SyncPlan& plan);
 // (worker 0, with its row of the straggler table).
 SyncPlan folded_plan(const SyncPlan& full);
 
+// Nodes of a colocated cluster by what their shards hold (see above).
+struct NodeClasses {
+  std::vector<int> class_of;  // per node
+  std::vector<int> rep;       // per class: its least node, the one simulated (class 0: node 0)
+  std::vector<int> size;      // per class: its nodes
+  int count() const { return int(rep.size()); }
+};
+NodeClasses node_classes(const SyncPlan& plan);
+
+// Why the classes cannot stand exactly for every node of `plan`, as one line; "" if they can.
+std::string class_fold_refusal(const SyncPlan& plan, const NodeClasses& classes, NetworkBackend backend);
+
+// The plan a run folded by classes executes: one worker per class (folded worker c is
+// class c's representative node), every shard, the full cluster's nodes.
+SyncPlan class_folded_plan(const SyncPlan& full, const NodeClasses& classes);
+
+// How a run of `plan` folds, if it does.
+struct FoldChoice {
+  enum class Kind { none, onto_worker0, by_classes } kind = Kind::none;
+  std::string why_not;  // for none: why neither fold is exact
+  NodeClasses classes;  // by_classes
+};
+FoldChoice choose_fold(const SyncPlan& plan, NetworkBackend backend);
+
 struct Fold {
-  const SyncPlan* full = nullptr;  // the plan folded; nullptr: the engine runs every node
+  const SyncPlan* full = nullptr;        // the plan folded; nullptr: the engine runs every node
+  const NodeClasses* classes = nullptr;  // folded by classes; nullptr: onto worker 0
   bool on() const { return full != nullptr; }
+  bool by_classes() const { return classes != nullptr; }
   int workers() const { return full->workers; }
   bool dedicated() const { return full->cluster.placement == ServerPlacement::dedicated; }
-  // The node whose links carry a full-cluster node's part of worker 0's flows: node 0 for
-  // every worker node (and every node, colocated), a dedicated server node itself.
+  // The node whose links carry a full-cluster node's part of the simulated flows: node 0
+  // for every worker node (and every node, colocated), a dedicated server node itself; by
+  // classes, the node's representative.
   int node(int full_node) const {
+    if (by_classes()) return classes->rep[std::size_t(classes->class_of[std::size_t(full_node)])];
     return !on() || (dedicated() && full_node >= full->workers) ? full_node : 0;
+  }
+  // By classes: the nodes folded worker w stands for.
+  int class_size(int w) const { return classes->size[std::size_t(w)]; }
+  // The full cluster's worker (and node) that folded worker w simulates.
+  int worker_node(int w) const { return by_classes() ? classes->rep[std::size_t(w)] : w; }
+  // By classes: how many flows of the full cluster a flow between representatives stands
+  // for on the sender's tx and the receiver's rx (see above).
+  StarSharing::Multiplicity multiplicity(int src_node, int dst_node) const {
+    if (!by_classes()) return {};
+    const int a = classes->class_of[std::size_t(src_node)], b = classes->class_of[std::size_t(dst_node)];
+    const int self = a == b ? 1 : 0;
+    return {double(classes->size[std::size_t(b)] - self), double(classes->size[std::size_t(a)] - self)};
   }
 };
 

@@ -15,7 +15,7 @@ int* payload() {
 
 Recorder::Recorder(const SyncPlan& plan, const Platform& platform, const RunOptions& opt)
     : plan_(plan), platform_(platform), timeline_(plan, opt),
-      k_(std::max(1, plan.iterations)) {
+      k_(std::max(1, plan.iterations)), gpu_workers_(plan.workers) {
   nodes_ = std::size_t(plan.cluster.total_nodes());
   links_ = 2 * (nodes_ + std::size_t(plan.workers));
   const std::size_t k = std::size_t(k_);
@@ -42,13 +42,14 @@ void Recorder::sample_link_loads(double delta_s) {
       link_peak_bytes_per_s_[j] = std::max(link_peak_bytes_per_s_[j], link_[j]->get_usage());
 }
 
-void Recorder::flow_landed(int t, int src_node, int dst_node, double bytes) {
+void Recorder::flow_landed(int t, int src_node, int dst_node, double bytes, NicNetwork::Multiplicity m,
+                           double flows) {
   const std::size_t i = std::size_t(t);
-  ++flows_[i];
-  node_sent_[i * nodes_ + std::size_t(src_node)] += bytes;
-  node_received_[i * nodes_ + std::size_t(dst_node)] += bytes;
-  count_link(t, nic_tx(src_node), double(wire_bytes(bytes)));
-  count_link(t, nic_tx(dst_node) + 1, double(wire_bytes(bytes)));
+  flows_[i] += flows;
+  node_sent_[i * nodes_ + std::size_t(src_node)] += bytes * m.tx;
+  node_received_[i * nodes_ + std::size_t(dst_node)] += bytes * m.rx;
+  count_link(t, nic_tx(src_node), double(wire_bytes(bytes)) * m.tx);
+  count_link(t, nic_tx(dst_node) + 1, double(wire_bytes(bytes)) * m.rx);
 }
 
 void Recorder::copy_landed(int t, int worker, bool d2h, double bytes) {
@@ -88,7 +89,7 @@ void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGrap
     for (int t = 0; t < k_; ++t) sum += per_iteration[std::size_t(repeats.source(t)) * stride + j];
     return sum;
   };
-  r.gpu_busy_s = total(gpu_busy_, 1, 0) / (double(k_) * plan_.workers);
+  r.gpu_busy_s = total(gpu_busy_, 1, 0) / (double(k_) * gpu_workers_);
   r.gpu_stall_s = std::max(0.0, r.iteration_s - r.gpu_busy_s);
   double sent = 0, received = 0;
   for (std::size_t n = 0; n < nodes_; ++n) {
@@ -100,9 +101,9 @@ void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGrap
   }
   r.sent_bytes_mean = sent / double(nodes_);
   r.received_bytes_mean = received / double(nodes_);
-  std::size_t flows = 0;
+  double flows = 0;
   for (int t = 0; t < k_; ++t) flows += flows_[std::size_t(repeats.source(t))];
-  r.flows_per_iteration = double(flows) / k_;
+  r.flows_per_iteration = flows / k_;
   // Worker 0 (or the first slice) stands for the rest in the per-layer table.
   const int last = k_ - 1, from = repeats.source(last);
   fill_layer_rows(plan_, r, [&](std::size_t i) {

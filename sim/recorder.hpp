@@ -20,8 +20,14 @@ class Recorder {
   Recorder(const SyncPlan& plan, const Platform& platform, const RunOptions& opt);
 
   void gpu_busy(int t, double seconds) { gpu_busy_[std::size_t(t)] += seconds; }
-  // A network flow of iteration t from one node to another, `bytes` long.
-  void flow_landed(int t, int src_node, int dst_node, double bytes);
+  // A network flow of iteration t from one node to another, `bytes` long, standing for
+  // m.tx flows on the sender's tx, m.rx on the receiver's rx and `flows` in the cluster
+  // (folded by classes, sim/fold.hpp; 1 otherwise).
+  void flow_landed(int t, int src_node, int dst_node, double bytes, NicNetwork::Multiplicity m = {},
+                   double flows = 1);
+  // GPU busy time is per worker of `workers` (a run folded by classes weighs each
+  // simulated worker's by its class's size); the plan's workers by default.
+  void average_gpus_over(int workers) { gpu_workers_ = workers; }
   // A PCIe copy of worker w.
   void copy_landed(int t, int worker, bool d2h, double bytes);
   // The timeline (model/run/timeline.hpp): SimGrid says when each part ran.
@@ -52,7 +58,8 @@ class Recorder {
   std::vector<const simgrid::s4u::Link*> link_;  // in the link order above
   std::vector<double> link_peak_bytes_per_s_;     // PCIe: highest load over an interval of positive length
   std::vector<double> link_capacity_;             // bytes/s, less rounding: no need to sample above
-  std::vector<std::size_t> flows_;
+  std::vector<double> flows_;
+  int gpu_workers_;
 };
 
 // What a comm of `bytes` puts on its links: SimGrid moves whole bytes, at least one.

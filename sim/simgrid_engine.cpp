@@ -29,16 +29,36 @@ namespace sg4 = simgrid::s4u;
 
 namespace possim::sim {
 
-bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not) {
+namespace {
+
+// How a run of `plan` under `sim` folds (sim/fold.hpp); throws for --reduce where it cannot.
+FoldChoice fold_of(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not = nullptr) {
   // One worker (the single-GPU baseline too): nothing to fold, and nothing to refuse.
-  if (sim.reduce == SimGridOptions::Reduce::off || plan.workers < 2) return false;
-  const std::string why = fold_refusal(plan);
-  if (why_not != nullptr) *why_not = why;
-  if (sim.reduce == SimGridOptions::Reduce::on && !why.empty())
+  if (sim.reduce == SimGridOptions::Reduce::off || plan.workers < 2) return {};
+  FoldChoice c = choose_fold(plan, sim.network);
+  if (why_not != nullptr) *why_not = c.why_not;
+  if (sim.reduce == SimGridOptions::Reduce::on && c.kind == FoldChoice::Kind::none)
     throw InputError("--reduce", "", "cannot fold " + plan.strategy + " at " + std::to_string(plan.workers) +
-                     " nodes onto one worker exactly: " + why,
+                     " nodes exactly: " + c.why_not,
                      "a symmetric cluster (sim/fold.hpp), or --no-reduce");
-  return why.empty() && (sim.reduce == SimGridOptions::Reduce::on || plan.workers >= sim.reduce_from_workers);
+  if (sim.reduce != SimGridOptions::Reduce::on && plan.workers < sim.reduce_from_workers) return {};
+  return c;
+}
+
+// The plan a run executes: `full`, or the folded plan of `fold`.
+SyncPlan executed_plan(const SyncPlan& full, const FoldChoice& fold) {
+  switch (fold.kind) {
+    case FoldChoice::Kind::onto_worker0: return folded_plan(full);
+    case FoldChoice::Kind::by_classes: return class_folded_plan(full, fold.classes);
+    case FoldChoice::Kind::none: break;
+  }
+  return full;
+}
+
+}  // namespace
+
+bool reduces(const SyncPlan& plan, const SimGridOptions& sim, std::string* why_not) {
+  return fold_of(plan, sim, why_not).kind != FoldChoice::Kind::none;
 }
 
 Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridOptions& sim, SimProgress* progress) {
@@ -52,11 +72,17 @@ Result simulate_here(const SyncPlan& full, const RunOptions& opt, const SimGridO
   char* argv[] = {name, quiet, stack, guard, nullptr};
   sg4::Engine engine(&argc, argv);
   configure_engine();
-  const bool fold = reduces(full, sim);
-  const SyncPlan folded = fold ? folded_plan(full) : SyncPlan{};
+  const FoldChoice choice = fold_of(full, sim);
+  const bool fold = choice.kind != FoldChoice::Kind::none;
+  const SyncPlan folded = fold ? executed_plan(full, choice) : SyncPlan{};
   const SyncPlan& plan = fold ? folded : full;
-  const Platform platform = build_platform(plan, fold ? 1.0 / full.workers : 1.0);
-  Executor executor(plan, opt, sim, platform, fold ? Fold{&full} : Fold{});
+  // Folded onto worker 0, a dedicated server's links carry one flow for N (sim/fold.hpp).
+  const bool onto0 = choice.kind == FoldChoice::Kind::onto_worker0;
+  const Platform platform = build_platform(plan, onto0 ? 1.0 / full.workers : 1.0);
+  Fold how;
+  if (fold) how.full = &full;
+  if (choice.kind == FoldChoice::Kind::by_classes) how.classes = &choice.classes;
+  Executor executor(plan, opt, sim, platform, how);
   executor.report_to(progress);
   executor.start();
   engine.run();
@@ -121,7 +147,7 @@ void write_all(int fd, const std::string& s) {
 std::uint64_t clock_step_budget(const SyncPlan& plan, const SimGridOptions& sim) {
   // What runs (worker 0 alone, folded; its collectives still take every worker's rounds).
   const SimulationSize size =
-      check_simulation_size(reduces(plan, sim) ? folded_plan(plan) : plan, sim.flow_per_kv_pair, plan.workers);
+      check_simulation_size(executed_plan(plan, fold_of(plan, sim)), sim.flow_per_kv_pair, plan.workers);
   return sim.max_clock_steps > 0 ? sim.max_clock_steps
          : size.events() > (UINT64_MAX - SimProgress::kStepsBase) / SimProgress::kStepsPerEvent
              ? UINT64_MAX
@@ -129,13 +155,19 @@ std::uint64_t clock_step_budget(const SyncPlan& plan, const SimGridOptions& sim)
 }
 
 Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
-  const bool fold = reduces(plan, options_);
+  const FoldChoice fold = fold_of(plan, options_);
   const SharedProgress progress;
   progress.get()->step_budget = clock_step_budget(plan, options_);  // before the child allocates anything
-  if (fold && first_fold_notice(plan.strategy, plan.workers))
-    std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
-                 "exact: sim/fold.hpp); --no-reduce simulates every node\n",
-                 plan.strategy.c_str(), plan.workers, plan.workers);
+  if (fold.kind != FoldChoice::Kind::none && first_fold_notice(plan.strategy, plan.workers)) {
+    if (fold.kind == FoldChoice::Kind::onto_worker0)
+      std::fprintf(stderr, "possim: simgrid: %s at %d nodes: worker 0 simulated for all %d (symmetric cluster, "
+                   "exact: sim/fold.hpp); --no-reduce simulates every node\n",
+                   plan.strategy.c_str(), plan.workers, plan.workers);
+    else
+      std::fprintf(stderr, "possim: simgrid: %s at %d nodes: %d workers simulated for all %d (classes of nodes whose "
+                   "shards hold the same slices, exact: sim/fold.hpp); --no-reduce simulates every node\n",
+                   plan.strategy.c_str(), plan.workers, fold.classes.count(), plan.workers);
+  }
   // Not folded automatically: silent, as every run was before (a sweep's error output
   // stays one line); --reduce says why it cannot fold.
   int fds[2];

@@ -26,7 +26,8 @@ struct SimGridOptions {
   // report the remaining iterations from it instead of simulating them. The numbers
   // agree with a full run to rounding (~1e-13 relative).
   bool reuse_repeating_iterations = true;
-  // Fold the workers of a symmetric cluster onto worker 0 (sim/fold.hpp: exact, and
+  // Fold the workers of a symmetric cluster onto worker 0, or colocated shards' nodes by
+  // classes (sim/fold.hpp: exact, and
   // refused where it would not be): automatic from `reduce_from_workers` workers where
   // valid, never, or always (an input error where not valid).
   enum class Reduce { automatic, off, on };

@@ -18,28 +18,29 @@ std::string track_of(const SyncPlan& plan, const Instance& in, const std::string
 }
 
 Timeline::Timeline(const SyncPlan& plan, const RunOptions& opt)
-    : plan_(plan), on_(opt.timeline), traced_(opt.trace_workers) {}
+    : plan_(plan), on_(opt.timeline), traced_(opt.trace_workers), workers_(plan.workers) {}
 
 std::string Timeline::name_of(const Task& task) const {
   return task.label + (task.layer >= 0 ? " " + plan_.layers[std::size_t(task.layer)].name : "");
 }
 
 bool Timeline::traced(const Instance& in) const {
-  return plan_.tasks[in.task].scope != Scope::worker || traced_.contains(in.who);
+  return plan_.tasks[in.task].scope != Scope::worker || traced_.contains(shown(in.who));
 }
 
 void Timeline::instance(const Instance& in, double start_s, double end_s, const std::string& lane) {
   if (!on_ || !traced(in)) return;
   const Task& task = plan_.tasks[in.task];
   TimelineEvent e;
-  e.track = track_of(plan_, in, lane);
+  const bool by_worker = task.scope == Scope::worker;
+  e.track = track_of(plan_, by_worker ? Instance{in.t, in.task, shown(in.who)} : in, lane);
   e.name = name_of(task);
   e.category = to_string(task.step);
   e.start_s = start_s;
   e.duration_s = end_s - start_s;
   e.iteration = in.t;
   e.layer = task.layer;
-  e.worker = task.scope == Scope::worker ? in.who : -1;
+  e.worker = by_worker ? shown(in.who) : -1;
   if (task.tensor >= 0 && task.scope == Scope::shard) {
     const Slice& slice = plan_.tensors[std::size_t(task.tensor)].slices[std::size_t(in.who)];
     e.shard = slice.shard;
@@ -59,7 +60,7 @@ void Timeline::flow(const Instance& in, int src_node, int dst_node, double start
   // The nodes of traced workers (node w hosts worker w) and the dedicated server nodes.
   for (const auto& [node, peer, dir] : {std::tuple<int, int, int>{src_node, dst_node, 0},
                                         std::tuple<int, int, int>{dst_node, src_node, 1}}) {
-    if (node < plan_.workers && !traced_.contains(node)) continue;
+    if (node < workers_ && !traced_.contains(node)) continue;
     const auto [it, fresh] = on_nic_.try_emplace({in.t, in.task, node, dir}, Merged{events_.size()});
     if (fresh) {
       TimelineEvent e{"node " + std::to_string(node) + (dir == 0 ? " NIC tx" : " NIC rx"), name_of(task),

@@ -25,6 +25,12 @@ class Timeline {
   Timeline(const SyncPlan& plan, const RunOptions& opt);
 
   bool on() const { return on_; }
+  // A run folded by classes (sim/fold.hpp): its worker w is the cluster's worker ids[w], of
+  // `workers` (the nodes below that are workers' nodes).
+  void show_workers_as(std::vector<int> ids, int workers) {
+    shown_as_ = std::move(ids);
+    workers_ = workers;
+  }
   // `in` (or one part of it) ran from start_s to end_s.
   void instance(const Instance& in, double start_s, double end_s, const std::string& lane = "");
   // One flow of network instance `in`, on its sender's NIC tx and its receiver's NIC rx
@@ -40,10 +46,13 @@ class Timeline {
  private:
   std::string name_of(const Task& task) const;
   bool traced(const Instance& in) const;
+  int shown(int w) const { return shown_as_.empty() ? w : shown_as_[std::size_t(w)]; }
 
   const SyncPlan& plan_;
   bool on_;
   WorkerSelection traced_;
+  std::vector<int> shown_as_;  // empty: worker w is w
+  int workers_;
   std::vector<TimelineEvent> events_;
   struct Merged {
     std::size_t event = 0;

@@ -70,7 +70,13 @@ void Executor::run_channel(const Instance& in, int channel) {
                      });
     for (const CollectiveReceive& x : r.receives) slot(x.stream, x.peer, in.who)->acquire();
     for (std::size_t i = 0; i < r.sends.size(); ++i) sent->acquire();
-    for (const CollectiveSend& s : r.sends) flow_landed(in, me, fold_.node(plan_.worker_node(s.peer)), s.bytes);
+    for (const CollectiveSend& s : r.sends) {
+      HostFlow f;
+      f.src_node = me;
+      f.dst_node = fold_.node(plan_.worker_node(s.peer));
+      f.bytes = s.bytes;
+      flow_landed(in, f);
+    }
   }
   if (core_.last_part(in)) {
     recorder_.timeline().instance(in, t0, now());

@@ -36,7 +36,7 @@ void Executor::run_gpu(int worker, int gpu) {
     const double seconds = plan_.tasks[in.task].duration_s * plan_.stragglers.slowdown[std::size_t(in.t)][w];
     const double t0 = now();
     if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
-    if (gpu == 0) recorder_.gpu_busy(in.t, seconds);
+    if (gpu == 0) recorder_.gpu_busy(in.t, fold_.by_classes() ? seconds * fold_.class_size(int(w)) : seconds);
     recorder_.timeline().instance(in, t0, now(), lane);
     if (stream == 0) core_.path().gpu_busy(id(in), t0, now());  // the representative GPU
     const std::int64_t before = gpu_last_[stream];

@@ -17,7 +17,7 @@ void Executor::launch_host_exec(const Instance& in) {
     host = platform_.node[std::size_t(plan_.shard_node(s.shard))];
     amount = full().stragglers.active(in.t) * s.bytes + task.duration_s * host->get_speed();
   } else if (task.resource == Resource::host_cpu) {  // the worker's node's CPU, bytes at its apply rate
-    host = platform_.node[std::size_t(plan_.worker_node(in.who))];
+    host = platform_.node[std::size_t(fold_.worker_node(in.who))];
   } else {
     host = platform_.d2d[std::size_t(in.who)];
   }

@@ -10,6 +10,7 @@
 // sentinel, which wakes the sender at the very instant of the send without touching the
 // sharing problem, so every flow starts when it was sent.
 #include <deque>
+#include <stdexcept>
 
 #include "sim/network/nic_network.hpp"
 #include "sim/recorder.hpp"
@@ -42,7 +43,9 @@ class LmmNetwork final : public NicNetwork {
     });
   }
 
-  void send(int src_node, int dst_node, double bytes, Landed landed) override {
+  void send(int src_node, int dst_node, double bytes, Landed landed, Multiplicity m) override {
+    // SimGrid's Comm takes no per-link weight: runs folded by classes need the star backend.
+    if (!(m == Multiplicity{})) throw std::logic_error("lmm network: a flow standing for several");
     auto& pool = senders_[std::size_t(src_node)];
     Sender* s = nullptr;
     for (const auto& c : pool)

@@ -18,6 +18,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/network/star_sharing.hpp"
 #include "sim/platform.hpp"
 #include "sim/simgrid_engine.hpp"
 
@@ -26,11 +27,13 @@ namespace possim::sim {
 class NicNetwork {
  public:
   using Landed = std::function<void()>;
+  using Multiplicity = StarSharing::Multiplicity;
   virtual ~NicNetwork() = default;
   // From an actor, at now(): `bytes` (whole, >= 1: wire_bytes) from src's tx to dst's rx
   // (dst == src: out to the switch and back). `landed` runs in some actor when it lands; it
-  // may send more.
-  virtual void send(int src_node, int dst_node, double bytes, Landed landed) = 0;
+  // may send more. `m`: how many flows of the modelled cluster it stands for on each link
+  // (a run folded by classes, sim/fold.hpp; the star backend only).
+  virtual void send(int src_node, int dst_node, double bytes, Landed landed, Multiplicity m = {}) = 0;
   // Nothing more will be sent and every flow has landed: the backend's actors end.
   virtual void stop() = 0;
   // NIC link j (node n: 2n tx, 2n+1 rx): its highest load over an interval of positive

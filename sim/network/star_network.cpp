@@ -32,8 +32,8 @@ class StarNetwork final : public NicNetwork {
     sg4::Actor::create("network", p.ctl[0], [this] { run(); });
   }
 
-  void send(int src_node, int dst_node, double bytes, Landed landed) override {
-    sent_.push_back(Sent{src_node, dst_node, bytes, std::move(landed)});
+  void send(int src_node, int dst_node, double bytes, Landed landed, Multiplicity m) override {
+    sent_.push_back(Sent{src_node, dst_node, bytes, std::move(landed), m});
     if (!running_) wake_->notify_one();
   }
   void stop() override {
@@ -47,6 +47,7 @@ class StarNetwork final : public NicNetwork {
     int src, dst;
     double bytes;
     Landed landed;
+    Multiplicity m;
   };
 
   void run() {
@@ -64,7 +65,7 @@ class StarNetwork final : public NicNetwork {
         batch.swap(sent_);
         for (Sent& s : batch) {
           const auto f = sharing_.add(s.src, s.dst, s.bytes, tx_latency_s_[std::size_t(s.src)] +
-                                                                 rx_latency_s_[std::size_t(s.dst)]);
+                                                                 rx_latency_s_[std::size_t(s.dst)], s.m);
           if (landed_.size() <= f) landed_.resize(std::size_t(f) + 1);
           landed_[f] = std::move(s.landed);
         }

@@ -26,9 +26,10 @@ StarSharing::StarSharing(std::vector<double> tx_bytes_per_s, std::vector<double>
   heap_at_.assign(capacity_.size(), kNone);
 }
 
-StarSharing::FlowId StarSharing::add(int src, int dst, double bytes, double latency_s) {
+StarSharing::FlowId StarSharing::add(int src, int dst, double bytes, double latency_s, Multiplicity m) {
   const int nodes = int(capacity_.size() / 2);
-  if (src < 0 || dst < 0 || src >= nodes || dst >= nodes || !(bytes > 0) || !(latency_s >= 0))
+  if (src < 0 || dst < 0 || src >= nodes || dst >= nodes || !(bytes > 0) || !(latency_s >= 0) || !(m.tx > 0) ||
+      !(m.rx > 0))
     throw std::logic_error("star sharing: a flow " + std::to_string(src) + " -> " + std::to_string(dst) + " of " +
                            std::to_string(bytes) + " bytes after " + std::to_string(latency_s) + " s");
   FlowId f;
@@ -40,7 +41,7 @@ StarSharing::FlowId StarSharing::add(int src, int dst, double bytes, double late
     flow_.emplace_back();
   }
   Flow& x = flow_[f];
-  x = Flow{next_seq_++, kNone, src, dst, bytes, 0};
+  x = Flow{next_seq_++, kNone, src, dst, bytes, 0, m};
   ++in_flight_;
   if (latency_s > kResolution_s) {
     waiting_.push_back(Waiting{now_s_ + latency_s, x.seq, f});
@@ -67,11 +68,15 @@ void StarSharing::start_moving(FlowId f) {
     Pair& p = pair_[it->second];
     p.src = x.src;
     p.dst = x.dst;
+    p.m = x.m;
     p.served = 0;  // a new processor-sharing clock
     active_at_[it->second] = std::uint32_t(active_.size());
     active_.push_back(it->second);
   }
   Pair& p = pair_[it->second];
+  if (!(p.m == x.m))
+    throw std::logic_error("star sharing: flows " + std::to_string(x.src) + " -> " + std::to_string(x.dst) +
+                           " standing for different numbers of flows");
   x.pair = it->second;
   x.target = p.served + x.bytes;
   p.due.emplace_back(x.target, f);
@@ -187,8 +192,8 @@ void StarSharing::solve() {
   first_.assign(links + 1, 0);
   for (const std::uint32_t id : active_) {
     const Pair& p = pair_[id];
-    users_[tx(p.src)] += p.moving;
-    users_[rx(p.dst)] += p.moving;
+    users_[tx(p.src)] += double(p.moving) * p.m.tx;
+    users_[rx(p.dst)] += double(p.moving) * p.m.rx;
     ++first_[local_[tx(p.src)] + 1];
     ++first_[local_[rx(p.dst)] + 1];
   }
@@ -203,7 +208,7 @@ void StarSharing::solve() {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   heap_.clear();
   for (const std::uint32_t j : used_) {  // every used link has users
-    share_[j] = left_[j] / double(users_[j]);
+    share_[j] = left_[j] / users_[j];
     heap_at_[j] = std::uint32_t(heap_.size());
     heap_.push_back(j);
   }
@@ -216,11 +221,13 @@ void StarSharing::solve() {
       Pair& p = pair_[member_[m]];
       if (p.rate >= 0) continue;
       p.rate = share;
-      const std::size_t other = j == tx(p.src) ? rx(p.dst) : tx(p.src);
+      const bool from_tx = j == tx(p.src);
+      const std::size_t other = from_tx ? rx(p.dst) : tx(p.src);
       if (heap_at_[other] == kNone) continue;  // already fixed
-      left_[other] = std::max(0.0, left_[other] - double(p.moving) * share);
-      users_[other] -= p.moving;
-      share_[other] = users_[other] > 0 ? left_[other] / double(users_[other]) : kInf;
+      const double flows = double(p.moving) * (from_tx ? p.m.rx : p.m.tx);  // integers: exact
+      left_[other] = std::max(0.0, left_[other] - flows * share);
+      users_[other] -= flows;
+      share_[other] = users_[other] > 0 ? left_[other] / users_[other] : kInf;
       sift_up(heap_at_[other]);  // only rounding can lower a share
       sift_down(heap_at_[other]);
     }
@@ -231,8 +238,8 @@ void StarSharing::solve() {
   for (const std::uint32_t j : loaded_) load_[j] = 0.0;
   for (const std::uint32_t id : active_) {
     const Pair& p = pair_[id];
-    load_[tx(p.src)] += double(p.moving) * p.rate;
-    load_[rx(p.dst)] += double(p.moving) * p.rate;
+    load_[tx(p.src)] += double(p.moving) * p.m.tx * p.rate;
+    load_[rx(p.dst)] += double(p.moving) * p.m.rx * p.rate;
   }
   loaded_.swap(used_);
   solved_ = true;

@@ -32,17 +32,27 @@
 
 namespace possim::sim {
 
+// How many flows of the modelled cluster one flow stands for on each of its links: 1 and
+// 1 in a full run; a run folded by classes of nodes (sim/fold.hpp) sends one flow for a
+// whole class's, which takes tx flows' share of src's tx and rx flows' of dst's rx.
+// Fixed per (src, dst): every flow between two nodes stands for as many.
+struct Multiplicity {
+  double tx = 1, rx = 1;
+  bool operator==(const Multiplicity& o) const { return tx == o.tx && rx == o.rx; }
+};
+
 class StarSharing {
  public:
   static constexpr double kResolution_s = 1e-9;
   using FlowId = std::uint32_t;
+  using Multiplicity = sim::Multiplicity;
 
   // Per node: its NIC's tx and rx capacity, bytes/s (> 0).
   StarSharing(std::vector<double> tx_bytes_per_s, std::vector<double> rx_bytes_per_s);
 
   // A flow of `bytes` (> 0) from src's tx to dst's rx, posted now: it moves from now +
   // latency_s. Its id is reused once it has landed.
-  FlowId add(int src, int dst, double bytes, double latency_s);
+  FlowId add(int src, int dst, double bytes, double latency_s, Multiplicity m = {});
   // Moves simulated time to t_s (>= now) at the rates of the last solve; the flows that
   // have landed by then are appended to `landed`, in the order they were added.
   void advance(double t_s, std::vector<FlowId>& landed);
@@ -52,7 +62,8 @@ class StarSharing {
 
   double now_s() const { return now_s_; }
   std::size_t in_flight() const { return in_flight_; }
-  // The current max-min rate of a moving flow, bytes/s (0 while it waits its latency).
+  // The current max-min rate of a moving flow, bytes/s (0 while it waits its latency): of
+  // each of the flows it stands for.
   double rate_bytes_per_s(FlowId f);
   // Link j (node n: 2n tx, 2n+1 rx): its load now, and its highest load over an interval
   // of positive length so far, bytes/s.
@@ -66,12 +77,14 @@ class StarSharing {
     int src = 0, dst = 0;
     double bytes = 0;
     double target = 0;  // its pair's served bytes at which it has landed
+    Multiplicity m;
   };
   // Flows moving between two nodes, at one rate each: `served` counts the bytes each has
   // received since the pair was last idle (a processor-sharing clock).
   struct Pair {
     int src = 0, dst = 0;
     std::uint32_t moving = 0;
+    Multiplicity m;  // of each of its flows
     double served = 0;
     double rate = 0;                                       // per flow, bytes/s
     std::vector<std::pair<double, FlowId>> due;            // min-heap of (target, flow)
@@ -110,7 +123,7 @@ class StarSharing {
   std::unordered_map<std::uint64_t, std::uint32_t> pair_of_;  // src * nodes + dst
   // Solver scratch, kept between solves; per link, only the used links' entries are read.
   std::vector<double> left_, share_;  // per link: capacity not yet given, and per unfixed flow
-  std::vector<std::int64_t> users_;   // per link: unfixed flows
+  std::vector<double> users_;         // per link: unfixed flows (counted by multiplicity)
   std::vector<std::uint64_t> stamp_;  // per link: the solve that last found it in use
   std::uint64_t epoch_ = 0;
   std::vector<std::uint32_t> used_, loaded_;   // links of moving pairs, ascending: this solve's, the last one's
