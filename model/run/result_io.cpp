@@ -8,99 +8,131 @@
 #include "model/input/limits.hpp"
 #include "model/run/engine.hpp"
 #include "model/run/engine_registry.hpp"
+#include "model/run/json_members.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/workload/layer.hpp"
 
 namespace possim {
 
-nlohmann::json breakdown_to_json(const Breakdown& b) {
-  nlohmann::json j = nlohmann::json::object();
-  for (std::size_t i = 0; i < kTimeShares; ++i) j[column_name(TimeShare(i))] = b.s[i];
-  return j;
+namespace {
+
+// Members go in the order nlohmann::json's dump prints them, by key (json_members.hpp).
+template <class Object>
+void write_breakdown(Object& o, const Breakdown& b) {
+  static const std::vector<std::size_t> by_name = [] {
+    std::vector<std::size_t> order(kTimeShares);
+    for (std::size_t i = 0; i < kTimeShares; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [](std::size_t a, std::size_t c) {
+      return std::string(column_name(TimeShare(a))) < column_name(TimeShare(c));
+    });
+    return order;
+  }();
+  for (const std::size_t i : by_name) o.value(column_name(TimeShare(i)), b.s[i]);
 }
 
-nlohmann::json result_to_json(const Result& r, bool with_timeline) {
+// A result's members, into either writer of model/run/json_members.hpp, by key.
+template <class Object>
+void write_result(Object& o, const Result& r, bool with_timeline) {
   const Result::Spread spread = r.iteration_spread();
-  nlohmann::json layers = nlohmann::json::array();
-  for (const LayerResult& l : r.layers)
-    layers.push_back({{"layer", l.name},
-                      {"layer_index", l.layer},
-                      {"kind", l.kind},
-                      {"scheme", l.scheme},
-                      {"params", l.params},
-                      {"ps_params_per_iteration", l.ps_params},
-                      {"sfb_params_per_iteration", l.sfb_params},
-                      {"adam_params_per_iteration", l.adam_params},
-                      {"why", l.why},
-                      {"sync_start_s", l.sync_start_s},
-                      {"sync_end_s", l.sync_end_s},
-                      {"time_s", breakdown_to_json(l.breakdown)}});
-  nlohmann::json links = nlohmann::json::array();
-  for (const LinkUse& l : r.links)
-    links.push_back({{"link", l.link}, {"bytes_per_iteration", l.bytes_per_iteration},
-                     {"peak_utilization", l.peak_utilization}, {"mean_utilization", l.mean_utilization}});
-  nlohmann::json j = {{"model", r.model},
-          {"strategy", r.strategy},
-          {"engine", r.engine},
-          {"nodes", r.cluster.nodes},
-          {"gpus_per_node", r.cluster.gpus_per_node},
-          {"nic_gbps", r.cluster.nic_gbps},
-          {"latency_s", r.cluster.latency_s},
-          {"server_shards", r.cluster.server_shards},
-          {"server_placement", to_string(r.cluster.placement)},
-          {"batch_per_gpu", r.batch_per_gpu},
-          {"iterations", r.iterations},
-          {"simulated_iterations", r.simulated_iterations},
-          {"reduced_to_nodes", r.reduced_to_nodes},
-          {"iteration_s", r.iteration_s},
-          {"iteration_end_s", r.iteration_end_s},
-          {"iteration_s_min", spread.min_s},
-          {"iteration_s_max", spread.max_s},
-          {"iteration_s_stdev", spread.stdev_s},
-          {"dropped_workers", r.dropped_workers},
-          {"images_per_s", r.images_per_s},
-          {"single_gpu_images_per_s", r.single_gpu_images_per_s},
-          {"speedup", r.speedup},
-          {"scaling_efficiency", r.efficiency},
-          {"gpu_busy_s", r.gpu_busy_s},
-          {"gpu_stall_s", r.gpu_stall_s},
-          {"stall_share", r.stall_share()},
-          {"time_s", breakdown_to_json(r.breakdown)},
-          {"sent_bytes_per_node_max", r.sent_bytes_max},
-          {"received_bytes_per_node_max", r.received_bytes_max},
-          {"sent_bytes_per_node_mean", r.sent_bytes_mean},
-          {"received_bytes_per_node_mean", r.received_bytes_mean},
-          {"traffic_max_over_mean", r.traffic_imbalance()},
-          {"flows_per_iteration", r.flows_per_iteration},
-          {"layers", nullptr},
-          {"links", nullptr}};
-  // Moved in, not copied with the initializer list: a 150-layer result's rows are most of it.
-  j["layers"] = std::move(layers);
-  j["links"] = std::move(links);
-  if (r.interval) {
-    const Result::Interval& i = *r.interval;
-    j["iteration_s_lo"] = i.iteration_s_lo;
-    j["iteration_s_hi"] = i.iteration_s_hi;
-    j["images_per_s_lo"] = i.images_per_s_lo;
-    j["images_per_s_hi"] = i.images_per_s_hi;
-    j["speedup_lo"] = i.speedup_lo;
-    j["speedup_hi"] = i.speedup_hi;
+  const Result::Interval* in = r.interval ? &*r.interval : nullptr;
+  o.value("batch_per_gpu", r.batch_per_gpu);
+  o.value("dropped_workers", r.dropped_workers);
+  o.value("engine", r.engine);
+  if (r.partial()) o.value("failure", r.failure);
+  o.value("flows_per_iteration", r.flows_per_iteration);
+  o.value("gpu_busy_s", r.gpu_busy_s);
+  o.value("gpu_stall_s", r.gpu_stall_s);
+  o.value("gpus_per_node", r.cluster.gpus_per_node);
+  o.value("images_per_s", r.images_per_s);
+  if (in) {
+    o.value("images_per_s_hi", in->images_per_s_hi);
+    o.value("images_per_s_lo", in->images_per_s_lo);
   }
-  if (r.engine == "analytic") j["queued_transfers"] = r.queued_transfers;  // analytic_may_differ reads it
-  j["partial"] = r.partial();
-  if (r.partial()) j["failure"] = r.failure;
-  if (!r.training_loss.empty()) {
-    j["training_loss"] = r.training_loss;
-    j["replicas_agree"] = r.replicas_agree;
+  o.value("iteration_end_s", r.iteration_end_s);
+  o.value("iteration_s", r.iteration_s);
+  if (in) {
+    o.value("iteration_s_hi", in->iteration_s_hi);
+    o.value("iteration_s_lo", in->iteration_s_lo);
   }
+  o.value("iteration_s_max", spread.max_s);
+  o.value("iteration_s_min", spread.min_s);
+  o.value("iteration_s_stdev", spread.stdev_s);
+  o.value("iterations", r.iterations);
+  o.value("latency_s", r.cluster.latency_s);
+  o.objects("layers", r.layers, [](auto& row, const LayerResult& l) {
+    row.value("adam_params_per_iteration", l.adam_params);
+    row.value("kind", l.kind);
+    row.value("layer", l.name);
+    row.value("layer_index", l.layer);
+    row.value("params", l.params);
+    row.value("ps_params_per_iteration", l.ps_params);
+    row.value("scheme", l.scheme);
+    row.value("sfb_params_per_iteration", l.sfb_params);
+    row.value("sync_end_s", l.sync_end_s);
+    row.value("sync_start_s", l.sync_start_s);
+    row.object("time_s", [&](auto& t) { write_breakdown(t, l.breakdown); });
+    row.value("why", l.why);
+  });
+  o.objects("links", r.links, [](auto& row, const LinkUse& l) {
+    row.value("bytes_per_iteration", l.bytes_per_iteration);
+    row.value("link", l.link);
+    row.value("mean_utilization", l.mean_utilization);
+    row.value("peak_utilization", l.peak_utilization);
+  });
+  o.value("model", r.model);
+  o.value("nic_gbps", r.cluster.nic_gbps);
+  o.value("nodes", r.cluster.nodes);
+  o.value("partial", r.partial());
+  if (r.engine == "analytic") o.value("queued_transfers", r.queued_transfers);  // analytic_may_differ reads it
+  o.value("received_bytes_per_node_max", r.received_bytes_max);
+  o.value("received_bytes_per_node_mean", r.received_bytes_mean);
+  o.value("reduced_to_nodes", r.reduced_to_nodes);
+  if (!r.training_loss.empty()) o.value("replicas_agree", r.replicas_agree);
+  o.value("scaling_efficiency", r.efficiency);
+  o.value("sent_bytes_per_node_max", r.sent_bytes_max);
+  o.value("sent_bytes_per_node_mean", r.sent_bytes_mean);
+  o.value("server_placement", to_string(r.cluster.placement));
+  o.value("server_shards", r.cluster.server_shards);
+  o.value("simulated_iterations", r.simulated_iterations);
+  o.value("single_gpu_images_per_s", r.single_gpu_images_per_s);
+  o.value("speedup", r.speedup);
+  if (in) {
+    o.value("speedup_hi", in->speedup_hi);
+    o.value("speedup_lo", in->speedup_lo);
+  }
+  o.value("stall_share", r.stall_share());
+  o.value("strategy", r.strategy);
+  o.object("time_s", [&](auto& t) { write_breakdown(t, r.breakdown); });
   if (with_timeline) {
     nlohmann::json events = nlohmann::json::array();
     for (const TimelineEvent& e : r.timeline)
       events.push_back({e.track, e.name, e.category, e.start_s, e.duration_s, e.iteration, e.layer, e.worker, e.bytes,
                         e.peer, e.shard, e.flows});
-    j["timeline"] = std::move(events);
+    o.value("timeline", std::move(events));
   }
+  o.value("traffic_max_over_mean", r.traffic_imbalance());
+  if (!r.training_loss.empty()) o.value("training_loss", r.training_loss);
+}
+
+}  // namespace
+
+nlohmann::json breakdown_to_json(const Breakdown& b) {
+  nlohmann::json j = nlohmann::json::object();
+  DomObject o(j);
+  write_breakdown(o, b);
   return j;
+}
+
+nlohmann::json result_to_json(const Result& r, bool with_timeline) {
+  nlohmann::json j = nlohmann::json::object();
+  DomObject o(j);
+  write_result(o, r, with_timeline);
+  return j;
+}
+
+void append_result_json(std::string& out, const Result& r, int depth) {
+  TextObject o(out, depth);
+  write_result(o, r, false);
 }
 
 namespace {

@@ -14,6 +14,10 @@ namespace possim {
 // {"compute_s": ..., "exposed_network_s": ..., ...}: the shares in TimeShare order.
 nlohmann::json breakdown_to_json(const Breakdown& b);
 nlohmann::json result_to_json(const Result& r, bool with_timeline = false);
+// Appends the text result_to_json(r) prints as in a dump(2) at `depth` (0: the document;
+// an element of a top-level array member: 2), written without building the DOM
+// (model/run/json_members.hpp).
+void append_result_json(std::string& out, const Result& r, int depth);
 // Inverse of result_to_json, checking every field as a reader of possim's own files must
 // (the file may have been edited by hand, or be hostile): its type, its range, text as a
 // printable label, names as strategies, engines and layer kinds possim knows, timeline
