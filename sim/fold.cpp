@@ -72,18 +72,25 @@ SyncPlan folded_plan(const SyncPlan& full) {
 NodeClasses node_classes(const SyncPlan& plan) {
   const int nodes = plan.cluster.nodes;
   // A node's signature: (tensor, its shard's place on the node, bytes, pairs) of every slice
-  // it holds, in that order (shard s is on node s mod N, the node's (s / N)-th).
+  // it holds, in that order (shard s is on node s mod N, the node's (s / N)-th), then its
+  // worker's slowdown and whether it is dropped, iteration by iteration.
   using Entry = std::tuple<int, int, double, int>;
-  std::vector<std::vector<Entry>> held(std::size_t(std::max(nodes, 0)));
+  using Signature = std::pair<std::vector<Entry>, std::vector<double>>;
+  std::vector<Signature> held(std::size_t(std::max(nodes, 0)));
   if (plan.cluster.placement == ServerPlacement::colocated)
     for (std::size_t t = 0; t < plan.tensors.size(); ++t)
       for (const Slice& s : plan.tensors[t].slices)
-        held[std::size_t(plan.shard_node(s.shard))].emplace_back(int(t), s.shard / nodes, s.bytes, s.pairs);
+        held[std::size_t(plan.shard_node(s.shard))].first.emplace_back(int(t), s.shard / nodes, s.bytes, s.pairs);
+  for (int n = 0; n < nodes && n < plan.workers; ++n)
+    for (std::size_t t = 0; t < plan.stragglers.slowdown.size(); ++t) {
+      held[std::size_t(n)].second.push_back(plan.stragglers.slowdown[t][std::size_t(n)]);
+      held[std::size_t(n)].second.push_back(plan.stragglers.dropped[t][std::size_t(n)]);
+    }
   NodeClasses c;
-  std::map<std::vector<Entry>, int> known;
+  std::map<Signature, int> known;
   for (int n = 0; n < nodes; ++n) {
-    std::vector<Entry>& sig = held[std::size_t(n)];
-    std::sort(sig.begin(), sig.end());
+    Signature& sig = held[std::size_t(n)];
+    std::sort(sig.first.begin(), sig.first.end());
     const auto [it, fresh] = known.emplace(std::move(sig), c.count());
     if (fresh) {
       c.rep.push_back(n);
@@ -98,7 +105,6 @@ NodeClasses node_classes(const SyncPlan& plan) {
 std::string class_fold_refusal(const SyncPlan& plan, const NodeClasses& classes, NetworkBackend backend) {
   if (plan.workers < 2) return "one worker: nothing to fold";
   if (plan.cluster.placement != ServerPlacement::colocated) return "shards not colocated";
-  if (!plan.undisturbed()) return "stragglers make the workers differ";
   if (host_cpu_beside_shards(plan))
     return "a CPU-side optimizer on the workers' nodes contends with the shards colocated there";
   for (const Task& t : plan.tasks) {
@@ -114,14 +120,21 @@ std::string class_fold_refusal(const SyncPlan& plan, const NodeClasses& classes,
   }
   if (backend != NetworkBackend::star) return "the lmm network backend takes no flow multiplicities (--network star)";
   if (classes.count() >= plan.cluster.nodes)
-    return "every node's shards hold different slices (" + std::to_string(classes.count()) + " classes)";
+    return "every node differs from the others (its shards' slices or its worker's stragglers): " +
+           std::to_string(classes.count()) + " classes";
   return "";
 }
 
 SyncPlan class_folded_plan(const SyncPlan& full, const NodeClasses& classes) {
   SyncPlan p = full;
   p.workers = classes.count();
-  // Undisturbed: every row is all ones (zeros), so the first C entries are the reps'.
+  // Folded worker c runs as its representative's worker does: that node's straggler rows.
+  for (std::size_t t = 0; t < p.stragglers.slowdown.size(); ++t)
+    for (int c = 0; c < p.workers; ++c) {
+      const std::size_t rep = std::size_t(classes.rep[std::size_t(c)]);
+      p.stragglers.slowdown[t][std::size_t(c)] = full.stragglers.slowdown[t][rep];
+      p.stragglers.dropped[t][std::size_t(c)] = full.stragglers.dropped[t][rep];
+    }
   for (auto& row : p.stragglers.slowdown) row.resize(std::size_t(p.workers));
   for (auto& row : p.stragglers.dropped) row.resize(std::size_t(p.workers));
   return p;
@@ -134,7 +147,7 @@ FoldChoice choose_fold(const SyncPlan& plan, NetworkBackend backend) {
     c.kind = FoldChoice::Kind::onto_worker0;
     return c;
   }
-  if (plan.cluster.placement == ServerPlacement::colocated && plan.workers >= 2 && plan.undisturbed()) {
+  if (plan.cluster.placement == ServerPlacement::colocated && plan.workers >= 2) {
     c.classes = node_classes(plan);
     const std::string by_classes = class_fold_refusal(plan, c.classes, backend);
     if (by_classes.empty()) {

@@ -42,12 +42,14 @@
 // (every worker node) and each server (its flows times N); flows per iteration times N.
 // The timeline holds worker 0 and the shards only.
 //
-// Folding by classes (colocated shards whose slices differ). The KV hashing deals a
-// tensor's pairs round robin, so shards hold slices of one size or the next and the
+// Folding by classes (colocated shards whose slices differ, or stragglers). The KV hashing
+// deals a tensor's pairs round robin, so shards hold slices of one size or the next and the
 // rotation above no longer maps the cluster onto itself. Nodes whose shards hold the same
-// slices (bytes and KV pairs, shard by shard on the node, tensor by tensor) form a class;
-// exchanging two nodes of a class maps the cluster onto itself, so the max-min allocation,
-// and every instant after it, is the same for both. The run simulates one worker per
+// slices (bytes and KV pairs, shard by shard on the node, tensor by tensor) and whose
+// workers have the same straggler rows (slowdown and drop, iteration by iteration) form a
+// class; exchanging two nodes of a class maps the cluster onto itself, so the max-min
+// allocation, and every instant after it, is the same for both. (A fixed slow node is a
+// class of its own; drawn slowdowns make every node one.) The run simulates one worker per
 // class (its least node, the representative), every shard, and between representatives
 // one flow for each group of flows that land together: r_a -> r_b stands for the flows
 // of every node of class a to every node of class b (its other nodes when a == b) that
@@ -59,7 +61,7 @@
 // worker's update, as above.
 //
 // When the fold by classes is exact (class_fold_refusal() returns ""): colocated shards,
-// no stragglers, no collective (a ring or tree is not the same on every node of a class
+// no collective (a ring or tree is not the same on every node of a class
 // once the classes differ), at most one slice of a tensor on a shard, no CPU-side
 // optimizer on the workers' nodes (it would contend with shard applies on nodes not
 // simulated), the star network backend (SimGrid's own solver takes no per-link weights),
@@ -81,7 +83,7 @@ std::string fold_refusal(const SyncPlan& plan);
 // (worker 0, with its row of the straggler table).
 SyncPlan folded_plan(const SyncPlan& full);
 
-// Nodes of a colocated cluster by what their shards hold (see above).
+// Nodes of a colocated cluster by what their shards hold and their stragglers (see above).
 struct NodeClasses {
   std::vector<int> class_of;  // per node
   std::vector<int> rep;       // per class: its least node, the one simulated (class 0: node 0)

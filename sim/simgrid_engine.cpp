@@ -164,8 +164,8 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
                    "exact: sim/fold.hpp); --no-reduce simulates every node\n",
                    plan.strategy.c_str(), plan.workers, plan.workers);
     else
-      std::fprintf(stderr, "possim: simgrid: %s at %d nodes: %d workers simulated for all %d (classes of nodes whose "
-                   "shards hold the same slices, exact: sim/fold.hpp); --no-reduce simulates every node\n",
+      std::fprintf(stderr, "possim: simgrid: %s at %d nodes: %d workers simulated for all %d (classes of nodes alike in "
+                   "their shards' slices and stragglers, exact: sim/fold.hpp); --no-reduce simulates every node\n",
                    plan.strategy.c_str(), plan.workers, fold.classes.count(), plan.workers);
   }
   // Not folded automatically: silent, as every run was before (a sweep's error output

@@ -177,6 +177,25 @@ TEST_CASE("folded by classes: one flow per KV pair, several GPUs a node, two sha
   agree(make_plan("ps", r), {}, "ps, 18 shards on 12 nodes");
 }
 
+TEST_CASE("folded by classes: a slow node and a dropped one are classes of their own", "[simgrid][fold]") {
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  PlanRequest r = uneven(net, prof, 16, 10);
+  r.options.stragglers.kind = "fixed";
+  r.options.stragglers.slowdown = {1.6};  // node 0 slow, the rest at profile speed
+  const SyncPlan slow = make_plan("wfbp", r);
+  const int with_slow = agree(slow, {}, "wfbp, node 0 slow");
+  r.options.stragglers.slowdown = {1, 1, 1, 1, 1, 3.0};  // node 5 dropped from every step
+  r.options.stragglers.drop_after = 2;
+  const SyncPlan dropped = make_plan("poseidon", r);
+  REQUIRE(dropped.stragglers.dropped[0][5] == 1);
+  agree(dropped, {}, "poseidon, node 5 dropped");
+  agree(make_plan("ps", r), {}, "ps, node 5 dropped");
+  // The slow node splits its class.
+  r.options.stragglers = {};
+  CHECK(sim::node_classes(make_plan("wfbp", r)).count() < with_slow);
+}
+
 TEST_CASE("the fold by classes refuses what it cannot do exactly, and says why", "[simgrid][fold]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
@@ -190,12 +209,13 @@ TEST_CASE("the fold by classes refuses what it cannot do exactly, and says why",
     o.network = sim::NetworkBackend::lmm;
     CHECK_THROWS_AS(simulate(plan, Reduce::on, o), InputError);
   }
-  SECTION("stragglers") {
+  SECTION("stragglers drawn for every node: every node a class of its own") {
     PlanRequest r = uneven(net, prof, 16, 10);
-    r.options.stragglers.kind = "fixed";
-    r.options.stragglers.slowdown = std::vector<double>(16, 1.0);
-    r.options.stragglers.slowdown[3] = 1.5;
-    CHECK(sim::choose_fold(make_plan("wfbp", r), sim::NetworkBackend::star).kind == Kind::none);
+    r.options.stragglers.kind = "lognormal";
+    r.options.stragglers.sigma = 0.2;
+    const sim::FoldChoice c = sim::choose_fold(make_plan("wfbp", r), sim::NetworkBackend::star);
+    CHECK(c.kind == Kind::none);
+    CHECK_THAT(c.why_not, Catch::Contains("16 classes"));
   }
   SECTION("a CPU-side optimizer beside the shards") {
     SyncPlan p = plan;

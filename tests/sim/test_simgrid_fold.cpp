@@ -107,7 +107,9 @@ TEST_CASE("the folding refuses what it cannot do exactly, and says why", "[simgr
   const Network net = even_net();
   const Profile prof = flat_profile();
   SECTION("stragglers") {
-    PlanRequest r = even_request(net, prof, 8, 10, false);
+    // Dedicated servers: nothing folds (colocated shards fold by classes, the slow node one
+    // of its own: tests/sim/test_simgrid_class_fold.cpp).
+    PlanRequest r = even_request(net, prof, 8, 10, true);
     r.options.stragglers.kind = "fixed";
     r.options.stragglers.slowdown = {1.5, 1, 1, 1, 1, 1, 1, 1};
     const SyncPlan plan = make_plan("wfbp", r);
