@@ -70,27 +70,28 @@ SyncPlan folded_plan(const SyncPlan& full) {
 }
 
 NodeClasses node_classes(const SyncPlan& plan) {
-  const int nodes = plan.cluster.nodes;
-  // A node's signature: (tensor, its shard's place on the node, bytes, pairs) of every slice
-  // it holds, in that order (shard s is on node s mod N, the node's (s / N)-th), then its
-  // worker's slowdown and whether it is dropped, iteration by iteration.
+  const int nodes = plan.cluster.total_nodes();
+  // A node's signature: whether it is a dedicated server; (tensor, its shard's place on the
+  // node, bytes, pairs) of every slice it holds, in that order; its worker's slowdown and
+  // whether it is dropped, iteration by iteration.
   using Entry = std::tuple<int, int, double, int>;
-  using Signature = std::pair<std::vector<Entry>, std::vector<double>>;
+  using Signature = std::tuple<bool, std::vector<Entry>, std::vector<double>>;
   std::vector<Signature> held(std::size_t(std::max(nodes, 0)));
-  if (plan.cluster.placement == ServerPlacement::colocated)
-    for (std::size_t t = 0; t < plan.tensors.size(); ++t)
-      for (const Slice& s : plan.tensors[t].slices)
-        held[std::size_t(plan.shard_node(s.shard))].first.emplace_back(int(t), s.shard / nodes, s.bytes, s.pairs);
+  for (int n = plan.workers; n < nodes; ++n) std::get<0>(held[std::size_t(n)]) = true;
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+    for (const Slice& s : plan.tensors[t].slices)
+      std::get<1>(held[std::size_t(plan.shard_node(s.shard))])
+          .emplace_back(int(t), shard_place(plan, s.shard), s.bytes, s.pairs);
   for (int n = 0; n < nodes && n < plan.workers; ++n)
     for (std::size_t t = 0; t < plan.stragglers.slowdown.size(); ++t) {
-      held[std::size_t(n)].second.push_back(plan.stragglers.slowdown[t][std::size_t(n)]);
-      held[std::size_t(n)].second.push_back(plan.stragglers.dropped[t][std::size_t(n)]);
+      std::get<2>(held[std::size_t(n)]).push_back(plan.stragglers.slowdown[t][std::size_t(n)]);
+      std::get<2>(held[std::size_t(n)]).push_back(plan.stragglers.dropped[t][std::size_t(n)]);
     }
   NodeClasses c;
   std::map<Signature, int> known;
   for (int n = 0; n < nodes; ++n) {
     Signature& sig = held[std::size_t(n)];
-    std::sort(sig.first.begin(), sig.first.end());
+    std::sort(std::get<1>(sig).begin(), std::get<1>(sig).end());
     const auto [it, fresh] = known.emplace(std::move(sig), c.count());
     if (fresh) {
       c.rep.push_back(n);
@@ -99,12 +100,15 @@ NodeClasses node_classes(const SyncPlan& plan) {
     c.class_of.push_back(it->second);
     ++c.size[std::size_t(it->second)];
   }
+  // Workers are nodes 0..N-1 and classes are numbered by their least node: the workers'
+  // classes come first.
+  const long workers = std::min(plan.workers, nodes);
+  c.worker_classes = workers > 0 ? 1 + *std::max_element(c.class_of.begin(), c.class_of.begin() + workers) : 0;
   return c;
 }
 
 std::string class_fold_refusal(const SyncPlan& plan, const NodeClasses& classes, NetworkBackend backend) {
   if (plan.workers < 2) return "one worker: nothing to fold";
-  if (plan.cluster.placement != ServerPlacement::colocated) return "shards not colocated";
   if (host_cpu_beside_shards(plan))
     return "a CPU-side optimizer on the workers' nodes contends with the shards colocated there";
   for (const Task& t : plan.tasks) {
@@ -119,15 +123,16 @@ std::string class_fold_refusal(const SyncPlan& plan, const NodeClasses& classes,
         return "layer " + layer_name(plan, t.layer) + " has two slices on shard " + std::to_string(s.shard);
   }
   if (backend != NetworkBackend::star) return "the lmm network backend takes no flow multiplicities (--network star)";
-  if (classes.count() >= plan.cluster.nodes)
-    return "every node differs from the others (its shards' slices or its worker's stragglers): " +
-           std::to_string(classes.count()) + " classes";
+  // Each worker's flows reach every shard: the fold pays off only when workers share classes.
+  if (classes.worker_classes >= plan.workers)
+    return "every worker's node differs from the others (its shards' slices or its worker's stragglers): " +
+           std::to_string(classes.worker_classes) + " classes of " + std::to_string(plan.workers) + " workers";
   return "";
 }
 
 SyncPlan class_folded_plan(const SyncPlan& full, const NodeClasses& classes) {
   SyncPlan p = full;
-  p.workers = classes.count();
+  p.workers = classes.worker_classes;
   // Folded worker c runs as its representative's worker does: that node's straggler rows.
   for (std::size_t t = 0; t < p.stragglers.slowdown.size(); ++t)
     for (int c = 0; c < p.workers; ++c) {
@@ -147,7 +152,7 @@ FoldChoice choose_fold(const SyncPlan& plan, NetworkBackend backend) {
     c.kind = FoldChoice::Kind::onto_worker0;
     return c;
   }
-  if (plan.cluster.placement == ServerPlacement::colocated && plan.workers >= 2) {
+  if (plan.workers >= 2) {
     c.classes = node_classes(plan);
     const std::string by_classes = class_fold_refusal(plan, c.classes, backend);
     if (by_classes.empty()) {

@@ -42,14 +42,17 @@
 // (every worker node) and each server (its flows times N); flows per iteration times N.
 // The timeline holds worker 0 and the shards only.
 //
-// Folding by classes (colocated shards whose slices differ, or stragglers). The KV hashing
+// Folding by classes (colocated shards whose slices differ, or stragglers; with dedicated
+// servers, stragglers). The KV hashing
 // deals a tensor's pairs round robin, so shards hold slices of one size or the next and the
 // rotation above no longer maps the cluster onto itself. Nodes whose shards hold the same
 // slices (bytes and KV pairs, shard by shard on the node, tensor by tensor) and whose
 // workers have the same straggler rows (slowdown and drop, iteration by iteration) form a
 // class; exchanging two nodes of a class maps the cluster onto itself, so the max-min
 // allocation, and every instant after it, is the same for both. (A fixed slow node is a
-// class of its own; drawn slowdowns make every node one.) The run simulates one worker per
+// class of its own; drawn slowdowns make every node one.) Dedicated server nodes form
+// classes of their own by the slices they hold; a worker's flow to a server class stands
+// for its flows to each of them, and on a server's rx for every worker of its class. The run simulates one worker per
 // class (its least node, the representative), every shard, and between representatives
 // one flow for each group of flows that land together: r_a -> r_b stands for the flows
 // of every node of class a to every node of class b (its other nodes when a == b) that
@@ -60,8 +63,7 @@
 // that class's delivery (its own node's local one lands no later); its apply counts every
 // worker's update, as above.
 //
-// When the fold by classes is exact (class_fold_refusal() returns ""): colocated shards,
-// no collective (a ring or tree is not the same on every node of a class
+// When the fold by classes is exact (class_fold_refusal() returns ""): no collective (a ring or tree is not the same on every node of a class
 // once the classes differ), at most one slice of a tensor on a shard, no CPU-side
 // optimizer on the workers' nodes (it would contend with shard applies on nodes not
 // simulated), the star network backend (SimGrid's own solver takes no per-link weights),
@@ -83,13 +85,19 @@ std::string fold_refusal(const SyncPlan& plan);
 // (worker 0, with its row of the straggler table).
 SyncPlan folded_plan(const SyncPlan& full);
 
-// Nodes of a colocated cluster by what their shards hold and their stragglers (see above).
+// Nodes by what their shards hold and their workers' stragglers (see above).
 struct NodeClasses {
-  std::vector<int> class_of;  // per node
+  std::vector<int> class_of;  // per node (workers', then dedicated servers')
   std::vector<int> rep;       // per class: its least node, the one simulated (class 0: node 0)
   std::vector<int> size;      // per class: its nodes
+  int worker_classes = 0;     // classes 0.. of worker nodes; the rest are dedicated servers'
   int count() const { return int(rep.size()); }
 };
+// A shard's place among the shards of its node: colocated shard s is node (s mod N)'s
+// (s / N)-th; a dedicated server node holds one.
+inline int shard_place(const SyncPlan& plan, int shard) {
+  return plan.cluster.placement == ServerPlacement::colocated ? shard / plan.cluster.nodes : 0;
+}
 NodeClasses node_classes(const SyncPlan& plan);
 
 // Why the classes cannot stand exactly for every node of `plan`, as one line; "" if they can.

@@ -94,7 +94,6 @@ void Executor::land(const Outgoing& o) {
 }
 
 std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::vector<Flow>& flows, bool push) {
-  const int nodes = full().cluster.nodes;
   const bool per_slice = plan_.tasks[in.task].tensor >= 0;
   // (sending class's node, receiving class's node, the slice's shard's place on its node)
   std::map<std::tuple<int, int, int>, std::size_t> group;
@@ -108,7 +107,7 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
       continue;
     }
     const int src = fold_.node(f.src_node), dst = fold_.node(f.dst_node);
-    const auto [it, fresh] = group.try_emplace({src, dst, per_slice ? f.shard / nodes : -1}, out.size());
+    const auto [it, fresh] = group.try_emplace({src, dst, per_slice ? shard_place(full(), f.shard) : -1}, out.size());
     if (fresh) {
       HostFlow h;
       h.src_node = src;
@@ -135,7 +134,7 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
   // A local slice of a class of several nodes is delivered with its group to the class's
   // other nodes: it lands no earlier.
   for (const std::size_t i : local) {
-    const auto it = group.find({flows[i].src_node, flows[i].dst_node, per_slice ? flows[i].shard / nodes : -1});
+    const auto it = group.find({flows[i].src_node, flows[i].dst_node, per_slice ? shard_place(full(), flows[i].shard) : -1});
     if (push && it != group.end()) out[it->second].delivers->emplace_back(flows[i].shard, per_slice ? int(i) : -1);
   }
   std::vector<HostFlow> remote;

@@ -105,6 +105,7 @@ TEST_CASE("node classes: nodes whose shards hold the same slices, by hand", "[si
   CHECK(c.class_of == std::vector<int>{0, 0, 1, 1, 2, 1});
   CHECK(c.rep == std::vector<int>{0, 2, 4});
   CHECK(c.size == std::vector<int>{2, 3, 1});
+  CHECK(c.worker_classes == 3);
   // The same bytes in more KV pairs is another slice.
   plan.tensors[1].slices[5].pairs = 2;
   CHECK(sim::node_classes(plan).count() == 4);
@@ -196,6 +197,26 @@ TEST_CASE("folded by classes: a slow node and a dropped one are classes of their
   CHECK(sim::node_classes(make_plan("wfbp", r)).count() < with_slow);
 }
 
+TEST_CASE("folded by classes: dedicated servers with a slow worker", "[simgrid][fold]") {
+  // Dedicated servers fold onto worker 0 only without stragglers; with them, the workers
+  // fall into classes by their stragglers and the servers by their slices.
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  for (const std::string s : {"ps", "wfbp", "poseidon"}) {
+    PlanRequest r = uneven(net, prof, 12, 10);
+    r.cluster.placement = ServerPlacement::dedicated;
+    r.cluster.server_shards = 5;
+    r.options.stragglers.kind = "fixed";
+    r.options.stragglers.slowdown = {1, 1, 2.0};
+    const SyncPlan plan = make_plan(s, r);
+    CHECK_THAT(sim::fold_refusal(plan), Catch::Contains("stragglers"));
+    const sim::NodeClasses c = sim::node_classes(plan);
+    CHECK(c.worker_classes == 2);  // node 2, and the rest
+    CHECK(c.count() >= 3);
+    agree(plan, {}, s + ", dedicated, worker 2 slow");
+  }
+}
+
 TEST_CASE("the fold by classes refuses what it cannot do exactly, and says why", "[simgrid][fold]") {
   const Network net = small_cnn();
   const Profile prof = flat_profile();
@@ -215,7 +236,7 @@ TEST_CASE("the fold by classes refuses what it cannot do exactly, and says why",
     r.options.stragglers.sigma = 0.2;
     const sim::FoldChoice c = sim::choose_fold(make_plan("wfbp", r), sim::NetworkBackend::star);
     CHECK(c.kind == Kind::none);
-    CHECK_THAT(c.why_not, Catch::Contains("16 classes"));
+    CHECK_THAT(c.why_not, Catch::Contains("16 classes of 16 workers"));
   }
   SECTION("a CPU-side optimizer beside the shards") {
     SyncPlan p = plan;
@@ -242,6 +263,6 @@ TEST_CASE("the fold by classes refuses what it cannot do exactly, and says why",
     for (int s = 0; s < 3; ++s) t.slices.push_back(Slice{s, double(s + 1), 1});
     p.tensors.push_back(t);
     CHECK_THAT(sim::class_fold_refusal(p, sim::node_classes(p), sim::NetworkBackend::star),
-               Catch::Contains("3 classes"));
+               Catch::Contains("3 classes of 3 workers"));
   }
 }

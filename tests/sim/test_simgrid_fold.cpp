@@ -107,11 +107,11 @@ TEST_CASE("the folding refuses what it cannot do exactly, and says why", "[simgr
   const Network net = even_net();
   const Profile prof = flat_profile();
   SECTION("stragglers") {
-    // Dedicated servers: nothing folds (colocated shards fold by classes, the slow node one
-    // of its own: tests/sim/test_simgrid_class_fold.cpp).
+    // Drawn for every worker: no two workers alike, nothing folds (a fixed slow node folds
+    // by classes, a class of its own: tests/sim/test_simgrid_class_fold.cpp).
     PlanRequest r = even_request(net, prof, 8, 10, true);
-    r.options.stragglers.kind = "fixed";
-    r.options.stragglers.slowdown = {1.5, 1, 1, 1, 1, 1, 1, 1};
+    r.options.stragglers.kind = "lognormal";
+    r.options.stragglers.sigma = 0.2;
     const SyncPlan plan = make_plan("wfbp", r);
     CHECK_THAT(sim::fold_refusal(plan), Catch::Contains("stragglers"));
     CHECK_THROWS_AS(simulate(plan, Reduce::on), InputError);
