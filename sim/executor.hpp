@@ -149,6 +149,8 @@ class Executor final : public ExecutorBackend {
   }
   std::size_t nodes_ = 0;                      // in the cluster: workers, and servers if dedicated
   std::unique_ptr<NicNetwork> network_;        // every flow between NICs (made by start())
+  std::vector<Outgoing> outgoing_;             // flows in the network, by slot (post())
+  std::vector<std::uint32_t> free_outgoing_;
   // Collectives: per (iteration, task, stream, sender, receiver), the flows landed and
   // not yet taken by the receiver (NCCL's receive slots).
   std::map<std::tuple<int, int, int, int, int>, simgrid::s4u::SemaphorePtr> slots_;

@@ -49,7 +49,7 @@ void Executor::run_flows(const Instance& in) {
   for (const Flow& f : flows)
     if (f.src_node != f.dst_node) messages += f.messages;
   const double overhead_s = messages * plan_.rates.per_message_s;
-  const auto send_all = [this, in, remote, notify_shards, at_end] {
+  auto send_all = [this, in, remote = std::move(remote), notify_shards, at_end] {
     const double t0 = now();
     for (const HostFlow& f : remote) post(Outgoing{f, in, notify_shards, t0});
     if (core_.last_part(in)) {
@@ -59,7 +59,7 @@ void Executor::run_flows(const Instance& in) {
   };
   if (overhead_s > 0) {
     sg4::Actor::create("messages", platform_.node[std::size_t(fold_.worker_node(in.who))],
-                       [send_all, overhead_s] {
+                       [send_all = std::move(send_all), overhead_s] {
                          sg4::this_actor::sleep_for(overhead_s);
                          send_all();
                        });
@@ -68,10 +68,24 @@ void Executor::run_flows(const Instance& in) {
   }
 }
 
-// Through the network backend (sim/network/nic_network.hpp), landing back here.
+// Through the network backend (sim/network/nic_network.hpp), landing back here. The flow
+// waits in a slot: the call the backend keeps holds its index, small enough for
+// std::function to keep without allocating (a full run posts millions of flows).
 void Executor::post(const Outgoing& out) {
-  network_->send(out.flow.src_node, out.flow.dst_node, double(wire_bytes(out.flow.bytes)), [this, out] { land(out); },
-                 out.flow.m);
+  std::uint32_t slot;
+  if (!free_outgoing_.empty()) {
+    slot = free_outgoing_.back();
+    free_outgoing_.pop_back();
+    outgoing_[slot] = out;
+  } else {
+    slot = std::uint32_t(outgoing_.size());
+    outgoing_.push_back(out);
+  }
+  network_->send(out.flow.src_node, out.flow.dst_node, double(wire_bytes(out.flow.bytes)), [this, slot] {
+    const Outgoing o = std::move(outgoing_[slot]);  // land() may post, and grow outgoing_
+    free_outgoing_.push_back(slot);
+    land(o);
+  }, out.flow.m);
 }
 
 void Executor::land(const Outgoing& o) {
