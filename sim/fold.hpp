@@ -1,4 +1,4 @@
-// Folding a symmetric cluster onto one representative worker: the SimGrid engine's
+// Folding a symmetric cluster onto representative workers: the SimGrid engine's
 // reduction for large clusters, exact where it claims to be.
 //
 // When every worker does the same thing at the same time, worker 0 (node 0) stands for
@@ -42,32 +42,36 @@
 // (every worker node) and each server (its flows times N); flows per iteration times N.
 // The timeline holds worker 0 and the shards only.
 //
-// Folding by classes (colocated shards whose slices differ, or stragglers; with dedicated
-// servers, stragglers). The KV hashing
-// deals a tensor's pairs round robin, so shards hold slices of one size or the next and the
-// rotation above no longer maps the cluster onto itself. Nodes whose shards hold the same
-// slices (bytes and KV pairs, shard by shard on the node, tensor by tensor) and whose
+// Folding by classes: colocated shards whose slices differ, and stragglers. The KV hashing
+// deals a tensor's pairs round robin, so shards hold slices of one size or the next and
+// the rotation above no longer maps the cluster onto itself. Nodes whose shards hold the
+// same slices (bytes and KV pairs, shard by shard on the node, tensor by tensor) and whose
 // workers have the same straggler rows (slowdown and drop, iteration by iteration) form a
 // class; exchanging two nodes of a class maps the cluster onto itself, so the max-min
-// allocation, and every instant after it, is the same for both. (A fixed slow node is a
-// class of its own; drawn slowdowns make every node one.) Dedicated server nodes form
-// classes of their own by the slices they hold; a worker's flow to a server class stands
-// for its flows to each of them, and on a server's rx for every worker of its class. The run simulates one worker per
-// class (its least node, the representative), every shard, and between representatives
-// one flow for each group of flows that land together: r_a -> r_b stands for the flows
-// of every node of class a to every node of class b (its other nodes when a == b) that
-// carry the same slice position, m_b flows on r_a's tx and m_a on r_b's rx (m: nodes of
-// the class, less the node itself when a == b; the star solver weighs a flow by them:
-// sim/network/star_sharing.hpp). Pulls and SFB broadcasts group the same way. A shard of a
+// allocation, and every instant after it, is the same for both. A fixed slow node is a
+// class of its own; drawn slowdowns make every node one. Dedicated server nodes form
+// classes of their own, by the slices they hold.
+// The run simulates one worker per class of worker nodes (its least node, the
+// representative), every shard, and between representatives one flow for each group of
+// flows that land together: r_a -> r_b stands for the flows of every node of class a to
+// every node of class b (its other nodes when a == b) that carry the same slice position,
+// m_b flows on r_a's tx and m_a on r_b's rx (m: nodes of the class, less the node itself
+// when a == b; the star solver weighs a flow by them: sim/network/star_sharing.hpp).
+// Pulls, SFB broadcasts and flows to dedicated servers group the same way. A shard of a
 // class-b node counts, from each class a, the landing of the group that reaches it as
 // that class's delivery (its own node's local one lands no later); its apply counts every
 // worker's update, as above.
+// What it reports: each node's figures are its representative's (its links carry the
+// flows each flow stands for), flows are counted by what each stands for, the GPU's busy
+// time is weighed by the classes' sizes; the timeline holds the representatives and the
+// shards.
 //
-// When the fold by classes is exact (class_fold_refusal() returns ""): no collective (a ring or tree is not the same on every node of a class
-// once the classes differ), at most one slice of a tensor on a shard, no CPU-side
-// optimizer on the workers' nodes (it would contend with shard applies on nodes not
-// simulated), the star network backend (SimGrid's own solver takes no per-link weights),
-// and fewer classes than nodes.
+// When the fold by classes is exact (class_fold_refusal() returns ""): no collective (a
+// ring or tree is not the same on every node of a class once the classes differ), at most
+// one slice of a tensor on a shard, no CPU-side optimizer beside colocated shards (it
+// would contend with applies on nodes not simulated), the star network backend (SimGrid's
+// own solver takes no per-link weights), and fewer classes of workers than workers
+// (otherwise nothing is gained).
 #pragma once
 #include <string>
 #include <vector>
