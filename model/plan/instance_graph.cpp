@@ -64,7 +64,10 @@ std::vector<Instance> InstanceGraph::initially_ready() const {
   for (int t = 0; t < k_; ++t)
     for (std::uint32_t i = 0; i < plan_.tasks.size(); ++i)
       for (int who = 0; who < instances_of(i); ++who)
-        if (pending_[index(Instance{t, i, who})] == 0) ready.push_back(Instance{t, i, who});
+        // Not one already released: a live node can be sent flows (and so release an apply)
+        // before it starts.
+        if (const std::size_t at = index(Instance{t, i, who}); pending_[at] == 0 && released_by_[at] < 0 && !done_[at])
+          ready.push_back(Instance{t, i, who});
   return ready;
 }
 

@@ -54,7 +54,8 @@ class InstanceGraph {
   bool dropped(int t, int w) const { return plan_.stragglers.dropped[std::size_t(t)][std::size_t(w)] != 0; }
   const TemplateDependents& dependents() const { return dependents_; }
 
-  // Instances that wait for nothing, in (iteration, task, who) order.
+  // Instances that wait for nothing, in (iteration, task, who) order (none that a delivery
+  // or a completion has released already).
   std::vector<Instance> initially_ready() const;
   // Records that `in` has completed; throws std::logic_error if it had before.
   void mark_complete(const Instance& in);
