@@ -142,3 +142,19 @@ TEST_CASE("executor core: admit() skips instances, completed() withholds release
     CHECK(core.end_s(0) == end);
   }
 }
+
+TEST_CASE("executor core: what a peer released before start() (a live node's early flows) launches once",
+          "[executor_core]") {
+  // A live node handles its peers' frames before the coordinator's go makes it start(): an
+  // instance completed elsewhere releases its dependents then, and start() must launch
+  // neither it nor them again (it did: "an apply before any push", run twice).
+  const SyncPlan plan = serial_copies();
+  QueueEngine engine;
+  ExecutorCore core(plan, engine);
+  core.completed_elsewhere(Instance{0, 0, 0});
+  CHECK(engine.occupied + engine.transferred == 1);  // what it released, launched at once
+  engine.run(core);
+  CHECK(engine.faults.empty());
+  CHECK(core.graph().remaining() == 0);
+  CHECK(engine.occupied + engine.transferred == int(core.graph().size()) - 1);  // each once, but the one done elsewhere
+}
