@@ -100,6 +100,7 @@ class Executor final : public ExecutorBackend {
   // the same two classes that carry the same slice position, one HostFlow each; a local
   // slice is delivered at once only where its class holds no other node.
   std::vector<HostFlow> group_by_classes(const Instance& in, const std::vector<Flow>& flows, bool push);
+  void append_copies(std::vector<HostFlow>& remote, HostFlow h) const;
   // Folded onto worker 0, colocated: every slice of a push is delivered when worker 0's push completes.
   void deliver_all(const Instance& in);
   // The full cluster's per-node and per-link figures from a folded run (sim/fold.hpp).

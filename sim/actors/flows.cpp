@@ -33,11 +33,7 @@ void Executor::run_flows(const Instance& in) {
     h.bytes = f.bytes;
     h.messages = f.messages;
     h.shard = f.shard;
-    const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
-    h.bytes /= copies;
-    h.messages /= copies;
-    h.slice_left = std::make_shared<int>(copies);
-    remote.insert(remote.end(), std::size_t(copies), h);
+    append_copies(remote, h);
   }
   core_.expect(in, int(remote.size()) + 1);  // +1 until the local flows are accounted
   // By classes, a class of several nodes has its local slices delivered by its group's landing.
@@ -133,7 +129,7 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
       h.m = fold_.multiplicity(src, dst);
       // Every node of the sending class sends m.tx of them.
       h.flows = fold_.class_size(fold_.classes->class_of[std::size_t(src)]) * h.m.tx;
-      h.delivers = std::make_shared<std::vector<std::pair<int, int>>>();
+      if (push) h.delivers = std::make_shared<std::vector<std::pair<int, int>>>();
       out.push_back(h);
       members.push_back(0);
     }
@@ -153,20 +149,25 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
   }
   std::vector<HostFlow> remote;
   for (std::size_t g = 0; g < out.size(); ++g) {
-    HostFlow h = out[g];
+    const HostFlow& h = out[g];
     // The worker's side of each group holds exactly the flows the multiplicity counts.
     const double mine = h.src_node == fold_.worker_node(in.who) ? h.m.tx : h.m.rx;
     if (double(members[g]) != mine)
       fault("folded by classes, a group of " + std::to_string(members[g]) + " flows stands for " +
             std::to_string(mine));
-    const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
-    h.bytes /= copies;
-    h.messages /= copies;
-    h.slice_left = std::make_shared<int>(copies);
-    if (!push) h.delivers.reset();
-    remote.insert(remote.end(), std::size_t(copies), h);
+    append_copies(remote, h);
   }
   return remote;
+}
+
+// One flow per KV pair where asked (SimGridOptions::flow_per_kv_pair), sharing one count of
+// those still in flight.
+void Executor::append_copies(std::vector<HostFlow>& remote, HostFlow h) const {
+  const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
+  h.bytes /= copies;
+  h.messages /= copies;
+  h.slice_left = std::make_shared<int>(copies);
+  remote.insert(remote.end(), std::size_t(copies), h);
 }
 
 }  // namespace possim::sim
