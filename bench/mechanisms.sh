@@ -5,7 +5,8 @@
 # Poseidon and ring, double-tree and hierarchical all-reduce) runs as the base (fp32, a
 # collective per layer, no launch cost, TCP with the host's ceiling, one NIC) and with each
 # mechanism on: "precision" (amp_bf16, bf16 gradients), "launch" (50 us per collective),
-# "buckets" (25 MiB), "all" three; "rdma" (RDMA with GPUDirect, as the shipped scenario)
+# "buckets" (25 MiB), "interference" (the shipped profile's measured factors; the base's
+# profile is h100 without them), "all" four; "rdma" (RDMA with GPUDirect, as the shipped scenario)
 # and "rails" (RDMA, 8 NICs per node); each variant in turn with the base,
 # R times; the table gives each one's median wall seconds per point and the median of the R
 # paired ratios to the base run beside it. precision and launch leave the plan's tasks as
@@ -22,9 +23,13 @@ python3 - "$TMP" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 prof = json.load(open('profiles/h100.json'))
-prof['name'] = 'h100_launch'
-prof['collective_launch_s'] = 5e-5
-json.dump(prof, open(f'{tmp}/h100_launch.json', 'w'), indent=1)
+free = dict(json.loads(json.dumps(prof)), name='h100_free')  # a deep copy
+for k in ('interference_kernel_slowdown', 'interference_comm_slowdown'):
+    free.pop(k, None)
+    free['sources'].pop(k, None)
+json.dump(free, open(f'{tmp}/h100_free.json', 'w'), indent=1)
+json.dump(dict(free, name='h100_launch', collective_launch_s=5e-5), open(f'{tmp}/h100_launch.json', 'w'), indent=1)
+json.dump(dict(prof, name='h100_all', collective_launch_s=5e-5), open(f'{tmp}/h100_all.json', 'w'), indent=1)
 base = json.load(open('scenarios/today/h100_resnet50.json'))
 base['model'] = 'resnet50'
 base['cluster']['transport'] = 'tcp'
@@ -33,13 +38,18 @@ def variant(name, nodes, gbps, mech):
     s['name'] = name.replace('/', '_')
     s['cluster']['nodes'] = nodes
     s['cluster']['nic_gbps'] = gbps
+    s['profile'] = f'{tmp}/h100_free.json'
     if mech in ('precision', 'all'):
         s['precision'] = 'amp_bf16'
         s['gradient_dtype'] = 'bf16'
     if mech in ('buckets', 'all'):
         s['strategy_options'] = {'bucket_bytes': 26214400}
-    if mech in ('launch', 'all'):
+    if mech == 'launch':
         s['profile'] = f'{tmp}/h100_launch.json'
+    if mech == 'interference':
+        s['profile'] = 'h100'
+    if mech == 'all':
+        s['profile'] = f'{tmp}/h100_all.json'
     if mech in ('rdma', 'rails'):
         s['cluster']['transport'] = 'rdma'
     if mech == 'rails':
@@ -50,7 +60,7 @@ grid = {'analytic': ([2, 4, 8, 16, 32, 64, 128, 256], [10, 25, 40, 50, 100, 200,
         'simgrid': ([2, 8, 32], [100])}
 points = {}
 for e, (nodes, gbps) in grid.items():
-    for mech in ('base', 'precision', 'launch', 'buckets', 'all', 'rdma', 'rails'):
+    for mech in ('base', 'precision', 'launch', 'buckets', 'interference', 'all', 'rdma', 'rails'):
         points[e] = variant(f'{e}_{mech}', nodes, gbps, mech)
 open(f'{tmp}/points', 'w').write(f"{points['analytic']} {points['simgrid']}\n")
 PY
@@ -69,7 +79,7 @@ echo "| engine | mechanism | base s/point (median) | with it s/point (median) | 
 echo "|---|---|---|---|---|"
 for e in analytic simgrid; do
   n=$([ $e = analytic ] && echo "$PA" || echo "$PS")
-  for mech in precision launch buckets all rdma rails; do
+  for mech in precision launch buckets interference all rdma rails; do
     : > "$TMP/base"; : > "$TMP/mech"; : > "$TMP/ratio"
     for _ in $(seq "$R"); do
       b=$(run $e base); m=$(run $e $mech)

@@ -92,6 +92,8 @@ ojson profile_to_json(const Profile& p) {
   for (const auto& [k, v] : rest.items()) out[k] = v;
   // Written where set, so that profiles without it stay as they were.
   if (p.collective_launch_s > 0) out["collective_launch_s"] = p.collective_launch_s;
+  if (p.interference_kernel_slowdown != 1) out["interference_kernel_slowdown"] = p.interference_kernel_slowdown;
+  if (p.interference_comm_slowdown != 1) out["interference_comm_slowdown"] = p.interference_comm_slowdown;
   if (p.tcp_host_bytes_per_s > 0) out["tcp_host_bytes_per_s"] = p.tcp_host_bytes_per_s;
   if (p.rdma_efficiency > 0) out["rdma_efficiency"] = p.rdma_efficiency;
   if (p.optimizer_bytes_per_s > 0) out["optimizer_bytes_per_s"] = p.optimizer_bytes_per_s;

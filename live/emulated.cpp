@@ -35,6 +35,14 @@ void EmulatedResource::submit(double amount, double delay_s, double since_s, Don
   cv_.notify_all();
 }
 
+void EmulatedResource::set_slowdown(double slowdown) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wanted_slowdown_ = slowdown;
+  }
+  cv_.notify_all();
+}
+
 namespace {
 double seconds(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
 Clock::duration span(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
@@ -61,6 +69,13 @@ void EmulatedResource::loop() {
     std::vector<std::pair<Done, std::pair<double, double>>> finished;
     Clock::time_point wake = Clock::time_point::max();
     if (discipline_ == Discipline::fifo) {
+      // A new slowdown: the job in service does the rest of its work at the new rate.
+      if (wanted_slowdown_ != slowdown_) {
+        if (!jobs_.empty() && jobs_.front().start_s >= 0 && jobs_.front().due > now)
+          jobs_.front().due = now + span(std::chrono::duration<double>(jobs_.front().due - now).count() *
+                                         wanted_slowdown_ / slowdown_);
+        slowdown_ = wanted_slowdown_;
+      }
       for (auto it = jobs_.begin(); it != jobs_.end();) {
         if (it->start_s < 0) {  // the head, not yet started
           if (it->eligible > now) {
@@ -69,7 +84,7 @@ void EmulatedResource::loop() {
           }
           const Clock::time_point start = std::max(it->eligible, fifo_free_);
           it->start_s = seconds(start);
-          it->due = start + span(it->left / rate_);
+          it->due = start + span(it->left / rate());
         }
         if (it->due > now) {
           wake = it->due;
@@ -89,11 +104,12 @@ void EmulatedResource::loop() {
       for (auto it : serving) old += it->start_s >= 0;
       for (auto it : serving) {
         if (it->start_s < 0) it->start_s = std::max(seconds(it->eligible), seconds(last));
-        else it->left -= dt * rate_ / double(old);
+        else it->left -= dt * rate() / double(old);
       }
+      slowdown_ = wanted_slowdown_;  // the time before now went at the old rate
       std::size_t n = 0;
       for (auto it : serving) {
-        if (it->left <= rate_ * 1e-7) {  // within 0.1 us of done
+        if (it->left <= rate() * 1e-7) {  // within 0.1 us of done
           finished.push_back({std::move(it->done), {it->start_s, seconds(now)}});
           jobs_.erase(it);
         } else {
@@ -102,7 +118,7 @@ void EmulatedResource::loop() {
       }
       for (const Job& j : jobs_)
         if (j.eligible > now) wake = std::min(wake, j.eligible);
-        else wake = std::min(wake, now + span(j.left * double(n) / rate_));
+        else wake = std::min(wake, now + span(j.left * double(n) / rate()));
     }
     last = now;
     if (!finished.empty()) {

@@ -44,6 +44,9 @@ class EmulatedResource {
   // since_s >= 0: the job was ready then (on Clock, possibly past), not now. FIFO only:
   // a shared resource's jobs cannot be back-dated without changing the others' shares.
   void submit(double amount, double delay_s, double since_s, Done done);
+  // From now on, jobs progress at rate / slowdown (interference; 1: full rate). The work a
+  // job in service has done so far stays done.
+  void set_slowdown(double slowdown);
   const std::string& name() const { return name_; }
 
  private:
@@ -56,8 +59,11 @@ class EmulatedResource {
   };
   void loop();
 
+  double rate() const { return rate_ / slowdown_; }
+
   std::string name_;
   double rate_;
+  double slowdown_ = 1, wanted_slowdown_ = 1;  // the one in force, and the one asked for
   Discipline discipline_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -120,6 +120,13 @@ class Node final : public ExecutorBackend {
   std::unique_ptr<EmulatedResource> d2h_, h2d_, d2d_, cpu_;
   std::unique_ptr<EmulatedResource> launch_;  // collectives' launch cost (Rates::collective_launch_s)
   std::unique_ptr<EmulatedResource> round_;  // a barrier's fixed round (a stack's step sync), in seconds
+
+  // Interference (model/plan/interference.hpp) on the emulated GPUs: communication kernels
+  // in flight and GPU kernels not yet done (submitted to a GPU: its stream runs them back
+  // to back), under mu_. Real kernels interfere by themselves.
+  int comm_kernels_ = 0, kernels_pending_ = 0;
+  void comm_kernel(int delta);
+  void kernel_pending(int delta);
 };
 
 Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address, const NodeOptions& opt)
@@ -166,6 +173,20 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
   // A collective's launch: a delay each (jobs of no amount wait out their own delay at once).
   if (r.collective_launch_s > 0)
     launch_ = std::make_unique<EmulatedResource>("collective launch", 1.0, EmulatedResource::Discipline::sharing);
+}
+
+void Node::comm_kernel(int delta) {
+  const int before = comm_kernels_;
+  comm_kernels_ += delta;
+  if (gpu_.empty() || (before == 0) == (comm_kernels_ == 0)) return;
+  for (auto& g : gpu_) g->set_slowdown(comm_kernels_ > 0 ? plan_.rates.interference_kernel_slowdown : 1.0);
+}
+
+void Node::kernel_pending(int delta) {
+  const int before = kernels_pending_;
+  kernels_pending_ += delta;
+  if (gpu_.empty() || !d2d_ || (before == 0) == (kernels_pending_ == 0)) return;
+  d2d_->set_slowdown(kernels_pending_ > 0 ? plan_.rates.interference_comm_slowdown : 1.0);
 }
 
 int Node::node_of(const Instance& in) const {
@@ -242,6 +263,7 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
         auto done = [this, in, g](double s0, double s1) {
           std::lock_guard<std::mutex> lock(mu_);
           if (stop_) return;
+          kernel_pending(-1);
           const std::size_t k = id(in);
           const std::int64_t before = gpu_last_[std::size_t(g)];
           gpu_last_[std::size_t(g)] = std::int64_t(k);
@@ -254,6 +276,7 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
           core_.part_done(in, s1);
         };
         if (kernels_.empty()) {
+          kernel_pending(+1);
           gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, rec.ready_s, std::move(done));
           continue;
         }
@@ -286,9 +309,13 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
         return;
       }
       core.expect(in, 1);
-      r->submit(amount, delay, -1, [this, in](double, double) {
+      const bool gpu_path = task.resource == Resource::intra_node;
+      if (gpu_path) comm_kernel(+1);
+      r->submit(amount, delay, -1, [this, in, gpu_path](double, double) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!stop_) core_.part_done(in);
+        if (stop_) return;
+        if (gpu_path) comm_kernel(-1);
+        core_.part_done(in);
       });
       return;
     }
@@ -392,6 +419,7 @@ void Node::launch_collective(const Instance& in) {
     return;
   }
   core_.expect(in, int(sched.size()));
+  comm_kernel(+1);  // until its last channel's last round (advance())
   std::vector<Channel>& channels = collectives_[{in.t, in.task}];
   for (auto& rounds : sched) channels.push_back(Channel{in, std::move(rounds), 0, {}});
   for (Channel& c : channels) start_round(c);
@@ -431,7 +459,10 @@ void Node::advance(int t, std::uint32_t task) {
       if (++c.round < c.rounds.size()) start_round(c);
       else core_.part_done(in);
     }
-  if (core_.parts_left(in) == 0) collectives_.erase(it);
+  if (core_.parts_left(in) == 0) {
+    collectives_.erase(it);
+    comm_kernel(-1);
+  }
 }
 
 void Node::on_frame(int from, const Frame& f) {

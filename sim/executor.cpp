@@ -67,6 +67,8 @@ void Executor::start() {
     gpu_mutex_.push_back(sg4::Mutex::create());
     gpu_last_.push_back(InstanceTiming::kNone);
   }
+  comm_kernels_.assign(std::size_t(plan_.workers), 0);
+  kernels_running_.assign(std::size_t(plan_.workers), 0);
   start_drains();
   network_ = make_nic_network(sim_.network, platform_,
                               std::vector<sg4::Mailbox*>(inbox_.begin(), inbox_.begin() + long(nodes_)));

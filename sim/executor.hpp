@@ -119,6 +119,10 @@ class Executor final : public ExecutorBackend {
   void land(const Outgoing& o);
   void launch_collective(const Instance& in);
   void run_channel(const Instance& in, int channel);
+  // Interference (sim/actors/interference.cpp): a worker's communication kernels starting
+  // (+1) and ending (-1), its GPU kernels likewise.
+  void comm_kernel(int worker, int delta);
+  void kernel_running(int worker, int delta);
 
   const SyncPlan& plan_;
   SimProgress* progress_ = nullptr;
@@ -140,6 +144,8 @@ class Executor final : public ExecutorBackend {
   std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;
   std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;
   std::vector<std::int64_t> gpu_last_;  // per stream: the instance it ran last
+  // Per simulated worker: communication kernels in flight, GPU kernels running.
+  std::vector<int> comm_kernels_, kernels_running_;
   // Inboxes per host: nodes, then leader GPUs, then host memories; a drain empties each.
   std::vector<simgrid::s4u::Mailbox*> inbox_;
   std::vector<simgrid::s4u::Host*> drain_host_;

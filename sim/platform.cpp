@@ -29,6 +29,12 @@ sg4::SplitDuplexLink* attach(sg4::NetZone* zone, sg4::Host* host, const std::str
   return link;
 }
 
+// Power state 0 at full speed; 1, where there is a slowdown, under interference.
+std::vector<double> speeds(double speed, double slowdown) {
+  if (slowdown == 1) return {speed};
+  return {speed, speed / slowdown};
+}
+
 }  // namespace
 
 Platform build_platform(const SyncPlan& plan, double server_nic_share) {
@@ -36,6 +42,7 @@ Platform build_platform(const SyncPlan& plan, double server_nic_share) {
   auto* zone = sg4::create_star_zone("switch");
   const Rates& r = plan.rates;
   const int nodes = plan.cluster.total_nodes();
+  const std::vector<double> gpu_speeds = speeds(kGpuFlopsPerSecond, r.interference_kernel_slowdown);
   for (int n = 0; n < nodes; ++n) {
     const std::string id = std::to_string(n);
     sg4::Host* node = zone->create_host("node-" + id, r.server_apply_bytes_per_s)->seal();
@@ -49,16 +56,18 @@ Platform build_platform(const SyncPlan& plan, double server_nic_share) {
   }
   for (int w = 0; w < plan.workers; ++w) {
     const std::string id = std::to_string(w);
-    sg4::Host* gpu = zone->create_host("gpu-" + id, kGpuFlopsPerSecond)->seal();
+    sg4::Host* gpu = zone->create_host("gpu-" + id, gpu_speeds)->seal();
     sg4::Host* mem = zone->create_host("mem-" + id, 1.0)->seal();
     p.gpu.push_back(gpu);
     p.mem.push_back(mem);
     p.pcie.push_back(attach(zone, gpu, "pcie-" + id, r.pcie_bytes_per_s, r.pcie_latency_s));
     attach(zone, mem, "membus-" + id, 1e15, 0.0);  // host memory: never the bottleneck
-    p.d2d.push_back(zone->create_host("d2d-" + id, r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15)->seal());
+    p.d2d.push_back(zone->create_host("d2d-" + id, speeds(r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15,
+                                                          r.interference_comm_slowdown))
+                        ->seal());
     p.follower.emplace_back();
     for (int g = 1; g < plan.cluster.gpus_per_node; ++g)
-      p.follower.back().push_back(zone->create_host("gpu-" + id + "." + std::to_string(g), kGpuFlopsPerSecond)->seal());
+      p.follower.back().push_back(zone->create_host("gpu-" + id + "." + std::to_string(g), gpu_speeds)->seal());
   }
   zone->seal();
   return p;

@@ -12,7 +12,10 @@
 // A route node-a -> node-b crosses a's NIC up and b's NIC down, so each direction of a
 // NIC link carries half the one-way latency. Hosts' speeds turn amounts into seconds:
 // gpu-n runs 1e9 "flops" a second (a task's seconds x 1e9), node-n applies updates at
-// the profile's bytes/s, d2d-n copies at the intra-node rate.
+// the profile's bytes/s, d2d-n copies at the intra-node rate. Where the plan has
+// interference (Rates::interference_*), gpu-n and d2d-n have a second power state at
+// their speed divided by the slowdown, which the executor switches to while a
+// communication kernel (for gpu-n) or a GPU kernel (for d2d-n) is in flight on the worker.
 #pragma once
 #include <vector>
 

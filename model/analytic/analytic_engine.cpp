@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <optional>
 #include <queue>
 
 #include "model/input/error.hpp"
 #include "model/plan/instance_graph.hpp"
+#include "model/plan/interference.hpp"
 #include "model/plan/node_load.hpp"
 #include "model/plan/task_cost.hpp"
 #include "model/plan/work_count.hpp"
@@ -156,7 +159,56 @@ struct Schedule {
 
 // List scheduling: an instance starts when its deps are done and its resources are free;
 // ties go to the instance that became ready first.
-Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {
+// Disjoint intervals of time, sorted: when something is in flight.
+class Busy {
+ public:
+  void add(double a, double b) {
+    if (b > a) v_.emplace_back(a, b);
+  }
+  void merge() {
+    std::sort(v_.begin(), v_.end());
+    std::vector<std::pair<double, double>> m;
+    for (const auto& x : v_)
+      if (!m.empty() && x.first <= m.back().second) m.back().second = std::max(m.back().second, x.second);
+      else m.push_back(x);
+    v_ = std::move(m);
+  }
+  bool operator==(const Busy& o) const { return v_ == o.v_; }
+  // When work of `seconds` started at `start` ends, where it progresses at 1/slowdown of
+  // its rate inside the intervals (the fluid model) and at its rate outside.
+  double finish(double start, double seconds, double slowdown) const {
+    auto it = std::upper_bound(v_.begin(), v_.end(), start,
+                               [](double x, const std::pair<double, double>& y) { return x < y.second; });
+    double t = start, left = seconds;
+    for (; it != v_.end(); ++it) {
+      if (t < it->first) {
+        if (left <= it->first - t) return t + left;
+        left -= it->first - t;
+        t = it->first;
+      }
+      const double inside = (it->second - t) / slowdown;  // work done before it ends
+      if (left <= inside) return t + left * slowdown;
+      left -= inside;
+      t = it->second;
+    }
+    return t + left;
+  }
+
+ private:
+  std::vector<std::pair<double, double>> v_;
+};
+
+// Compute/communication interference (model/plan/interference.hpp): when a worker's
+// communication kernels and GPU kernels are in flight, as an earlier schedule has them.
+struct Interference {
+  Busy comm, kernels;
+  double kernel_slowdown = 1, comm_slowdown = 1;
+};
+
+// `inter`, where given: kernels and GPU-to-GPU transfers progress at the slowed rate
+// where the other kind is in flight (Interference).
+Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs,
+                       const Interference* inter = nullptr) {
   const int k = int(inputs.size());
   Schedule s(plan, k);
   std::vector<int> pending(s.start.size());
@@ -190,13 +242,21 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
     heap.pop();
     const std::size_t me = s.id(t, i);
     InstanceTiming& x = s.path.at(me);
-    const auto [dur, hold] = instance_cost(plan, p, i, inputs[std::size_t(t)]);
+    auto [dur, hold] = instance_cost(plan, p, i, inputs[std::size_t(t)]);
     double start = r;
     for (int res : p.held[i].res)
       if (res >= 0 && free_at[std::size_t(res)] > start) {
         start = free_at[std::size_t(res)];
         x.queued_behind = holder[std::size_t(res)];
       }
+    if (inter) {
+      const Task& task = plan.tasks[i];
+      double d = dur;
+      if (task.resource == Resource::gpu) d = inter->comm.finish(start, dur, inter->kernel_slowdown) - start;
+      else if (slowed_by_kernels(task)) d = inter->kernels.finish(start, dur, inter->comm_slowdown) - start;
+      hold += d - dur;
+      dur = d;
+    }
     for (int res : p.held[i].res)
       if (res >= 0) {
         free_at[std::size_t(res)] = start + hold;
@@ -224,6 +284,53 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
   }
   work::count(listed);
   return s;
+}
+
+// When a schedule has each worker's communication kernels and GPU kernels in flight.
+Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
+  const Rates& r = plan.rates;
+  Interference in;
+  in.kernel_slowdown = r.interference_kernel_slowdown;
+  in.comm_slowdown = r.interference_comm_slowdown;
+  for (int t = 0; t < k; ++t)
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const Task& task = plan.tasks[i];
+      const double a = s.start[s.id(t, i)], b = s.finish[s.id(t, i)];
+      if (task.resource == Resource::gpu) in.kernels.add(a, b);
+      // A collective's kernel runs after its launch (coordination and the launch itself).
+      const double launch = task.pattern == FlowPattern::collective ? r.collective_launch_s : 0.0;
+      if (runs_comm_kernel(task)) in.comm.add(std::min(b, a + launch), b);
+    }
+  in.comm.merge();
+  in.kernels.merge();
+  return in;
+}
+
+// The schedule with interference: a fixed point. Each pass schedules every instance at
+// the slowed rate where the previous pass had the other kind in flight (exactly, by the
+// fluid model, from the instance's own start); it ends when a pass leaves the intervals
+// that matter as they were, or after kMaxPasses (the last is kept). Usually the second
+// pass: the first has no interference, and overlaps move little once kernels stretch.
+constexpr int kMaxPasses = 20;
+
+Schedule interfered_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {
+  const int k = int(inputs.size());
+  const bool kernels_slowed = plan.rates.interference_kernel_slowdown != 1;
+  const bool comm_slowed = plan.rates.interference_comm_slowdown != 1;
+  std::optional<Schedule> s(list_schedule(plan, p, inputs));
+  Interference used = in_flight(plan, *s, k);
+  for (int pass = 1; pass < kMaxPasses; ++pass) {
+    s.emplace(list_schedule(plan, p, inputs, &used));
+    Interference now = in_flight(plan, *s, k);
+    const bool same = (!kernels_slowed || now.comm == used.comm) && (!comm_slowed || now.kernels == used.kernels);
+    if (same) break;
+    used = std::move(now);
+  }
+  return std::move(*s);
+}
+
+bool interferes(const SyncPlan& plan) {
+  return plan.rates.interferes() && std::any_of(plan.tasks.begin(), plan.tasks.end(), runs_comm_kernel);
 }
 
 std::vector<int> identity_sources(int k) {
@@ -270,7 +377,8 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
                      "representative worker cannot stand for them): use --engine simgrid");
   const Prepared p = prepare(plan);
   const std::vector<IterationInput> inputs = iteration_inputs(plan, k);
-  const Schedule s = list_schedule(plan, p, inputs);
+  const bool interfered = interferes(plan);
+  const Schedule s = interfered ? interfered_schedule(plan, p, inputs) : list_schedule(plan, p, inputs);
 
   std::vector<double> ends;
   for (int t = 0; t < k; ++t) {
@@ -279,11 +387,14 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
     ends.push_back(end);
   }
   Result res = begin_result(plan, name(), std::move(ends));
-  // Busy: GPU time per iteration; averaged over the iterations when stragglers vary it.
-  const int busy_iterations = plan.undisturbed() ? 1 : k;
+  // Busy: GPU time per iteration; averaged over the iterations when stragglers or
+  // interference vary it.
+  const int busy_iterations = plan.undisturbed() && !interfered ? 1 : k;
   for (int t = 0; t < busy_iterations; ++t)
     for (std::size_t i = 0; i < s.n; ++i)
-      if (p.held[i].res[0] == gpu) res.gpu_busy_s += instance_cost(plan, p, i, inputs[std::size_t(t)]).first;
+      if (p.held[i].res[0] == gpu)
+        res.gpu_busy_s += interfered ? s.finish[s.id(t, i)] - s.start[s.id(t, i)]  // slowed where overlapped
+                                     : instance_cost(plan, p, i, inputs[std::size_t(t)]).first;
   res.gpu_busy_s /= busy_iterations;
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
 

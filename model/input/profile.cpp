@@ -35,7 +35,7 @@ constexpr const char* kFormat = "possim-profile-1";
 constexpr double kMemoryBoundEfficiency = 0.005;
 
 // Generous sanity bounds: they catch unit slips (Gbit for bytes, ms for s), not hardware.
-constexpr double kMaxFlops = 1e18, kMaxBytesPerS = 1e13, kMaxSeconds = 60;
+constexpr double kMaxFlops = 1e18, kMaxBytesPerS = 1e13, kMaxSeconds = 60, kMaxSlowdown = 100;
 
 // clang-format off
 const std::vector<std::string> kTopFields = {
@@ -45,7 +45,8 @@ const std::vector<std::string> kTopFields = {
     "rdma_efficiency", "per_message_s",
     "server_apply_bytes_per_s", "rebuild_flops_per_s", "quantize_bytes_per_s", "per_iteration_s",
     "server_per_peer_s", "runtime_copy_bytes_per_s", "client_pass_bytes_per_s",
-    "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "optimizer_bytes_per_s", "stacks",
+    "server_update_bytes_per_s", "step_sync_s", "collective_launch_s", "optimizer_bytes_per_s",
+    "interference_kernel_slowdown", "interference_comm_slowdown", "stacks",
     "default_stacks", "sources", "fit_covariance"};
 // clang-format on
 
@@ -689,6 +690,13 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   p.server_per_peer_s = seconds("server_per_peer_s", 1);
   p.step_sync_s = seconds("step_sync_s", 1);
   p.collective_launch_s = seconds("collective_launch_s", 1);
+  // A factor of time, not a rate: 1 (no interference) up to a sanity bound.
+  const auto slowdown = [&](const char* key) {
+    if (!j.contains(key)) return 1.0;
+    return r.number(j[key], key, 1, kMaxSlowdown, "a factor in [1, " + format_number(kMaxSlowdown) + "] (1: none)");
+  };
+  p.interference_kernel_slowdown = slowdown("interference_kernel_slowdown");
+  p.interference_comm_slowdown = slowdown("interference_comm_slowdown");
   if (j.contains("optimizer_bytes_per_s"))
     p.optimizer_bytes_per_s =
         r.number(j["optimizer_bytes_per_s"], "optimizer_bytes_per_s", 0, kMaxBytesPerS,

@@ -139,6 +139,12 @@ struct Profile {
   // The stack's fixed cost of starting one collective (coordination and kernel launch),
   // seconds, paid once per collective per worker (Rates::collective_launch_s). 0: none.
   double collective_launch_s = 0;
+  // Compute/communication interference on one GPU (Rates::interference_*): while a
+  // communication kernel (a collective's, or the GPU-to-GPU path's) is in flight on a GPU,
+  // its compute kernels run this many times slower; while a compute kernel runs, the
+  // GPU-to-GPU path's transfers run interference_comm_slowdown times slower. 1: none.
+  double interference_kernel_slowdown = 1;
+  double interference_comm_slowdown = 1;
   // The GPU's memory rate for the optimizer step of a worker that updates its own parameters
   // (the all-reduce family, single): bytes read plus written per second, over
   // kOptimizerBytesPerParam bytes per parameter (PlanBuilder::local_update). 0: the step is

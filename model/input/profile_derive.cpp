@@ -69,6 +69,8 @@ const std::vector<std::string> kTopFields = {"format",
                                              "memory_gb",
                                              "pcie",
                                              "nvlink_bytes_per_s",
+                                             "interference_kernel_slowdown",
+                                             "interference_comm_slowdown",
                                              "board_note"};
 
 const std::vector<LayerKind> kAllKinds = {
@@ -206,6 +208,14 @@ DeviceSheet parse_device_sheet(const std::string& json_text, const std::string& 
            "1, 2, 4, 8 or 16 lanes");
   d.pcie_source = text(r, r.require(pc, "pcie", "source", "the document"), "pcie.source");
   d.pcie_date = date(r, r.require(pc, "pcie", "date", "the document's date"), "pcie.date");
+  for (auto [key, field] : {std::pair{"interference_kernel_slowdown", &DeviceSheet::interference_kernel_slowdown},
+                            std::pair{"interference_comm_slowdown", &DeviceSheet::interference_comm_slowdown}}) {
+    if (!j.contains(key)) continue;
+    d.*field = figure(r, j, key, 100, "(a factor of time)");
+    if ((d.*field)->value < 1)
+      r.fail(std::string(key) + ".value", g((d.*field)->value) + " would speed the other up",
+             "a slowdown in [1, 100] (1: none)");
+  }
   if (j.contains("board_note")) d.board_note = r.label(j["board_note"], "board_note", limits::kMaxNoteChars, "a string");
   return d;
 }
@@ -322,7 +332,7 @@ void copy_host_sources(const Profile& base, std::map<std::string, std::string>& 
   const std::set<std::string> derived = {
       "device",         "peak_flops_per_s",    "kind_efficiency",      "throughput",
       "measured",       "rebuild_flops_per_s", "quantize_bytes_per_s", "pcie_bytes_per_s",
-      "d2d_bytes_per_s"};
+      "d2d_bytes_per_s", "interference_kernel_slowdown", "interference_comm_slowdown"};
   const std::string copied =
       "copied unchanged from base profile " + base.name +
       " by possim profile derive: it describes the host software, network or "
@@ -422,6 +432,21 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
 
   derive_links(p, base, bs, t, from, src);
   copy_host_sources(base, src);
+  // Interference is the target GPU's; where its sheet has no figure, none (the base's
+  // would describe another GPU).
+  p.interference_kernel_slowdown = p.interference_comm_slowdown = 1;
+  if (t.interference_kernel_slowdown) {
+    p.interference_kernel_slowdown = t.interference_kernel_slowdown->value;
+    src["interference_kernel_slowdown"] =
+        from + "a GPU kernel's time while a communication kernel is in flight on its GPU, x" +
+        g(p.interference_kernel_slowdown) + ". " + cite(*t.interference_kernel_slowdown) + ".";
+  }
+  if (t.interference_comm_slowdown) {
+    p.interference_comm_slowdown = t.interference_comm_slowdown->value;
+    src["interference_comm_slowdown"] =
+        from + "a GPU-to-GPU transfer's time while a kernel runs on its GPU, x" +
+        g(p.interference_comm_slowdown) + ". " + cite(*t.interference_comm_slowdown) + ".";
+  }
   // RDMA is the fabric's, not the GPU's: a base that has no figure (the 2016 cluster ran
   // TCP) gives what InfiniBand's framing leaves, for scenarios with "transport": "rdma".
   if (!(base.rdma_efficiency > 0)) {

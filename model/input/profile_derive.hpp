@@ -34,6 +34,10 @@ struct DeviceSheet {
   std::string pcie_source, pcie_date;
   std::optional<DeviceFigure> nvlink_bytes_per_s;  // all links of one GPU, one direction
   std::string board_note;  // GPUs per board, shared links, clocks: how the figures apply
+  // Compute/communication interference (Profile::interference_*): factors of time, >= 1,
+  // where measured (or stated as carried from another GPU in their source).
+  std::optional<DeviceFigure> interference_kernel_slowdown;
+  std::optional<DeviceFigure> interference_comm_slowdown;
 };
 
 DeviceSheet parse_device_sheet(const std::string& json_text, const std::string& where);

@@ -77,6 +77,11 @@ void check_plan(const SyncPlan& plan) {
   check_rate(r.pcie_latency_s, "pcie_latency_s", true);
   check_rate(r.per_message_s, "per_message_s", true);
   check_rate(r.collective_launch_s, "collective_launch_s", true);
+  for (auto [v, name] : {std::pair{r.interference_kernel_slowdown, "interference_kernel_slowdown"},
+                         std::pair{r.interference_comm_slowdown, "interference_comm_slowdown"}})
+    if (!(v >= 1 && v <= 100))
+      throw InputError(std::string("factor ") + name + " is " + g(v) +
+                       ", not in [1, 100] (expected a slowdown: 1 for none)");
   check_rate(plan.per_iteration_s, "per_iteration_s", true);
   for (const Task& t : plan.tasks) {
     const double s = task_seconds(plan, t);

@@ -119,6 +119,15 @@ struct Rates {
   // coordination of the collective (Horovod's negotiation of which tensors are ready) and
   // the collective kernel's launch. Paid once per collective, so buckets amortize it.
   double collective_launch_s = 0;
+  // Compute/communication interference on a worker's GPUs (a factor of time, 1: none).
+  // While a communication kernel of the worker is in flight (a collective's rounds after
+  // its launch, a transfer on the GPU-to-GPU path), its GPU kernels progress at
+  // 1/interference_kernel_slowdown of their rate; while one of its kernels runs, its
+  // GPU-to-GPU transfers progress at 1/interference_comm_slowdown. A collective's
+  // inter-node rounds are not slowed: the NIC, not the reduce kernel, bounds them.
+  double interference_kernel_slowdown = 1;
+  double interference_comm_slowdown = 1;
+  bool interferes() const { return interference_kernel_slowdown != 1 || interference_comm_slowdown != 1; }
 };
 
 // Per-layer decision, for explain and the result table.

@@ -176,7 +176,9 @@ json plan_to_json(const SyncPlan& p) {
             {"copy_host_share", r.copy_host_share},
             {"d2d_bytes_per_s", r.d2d_bytes_per_s},
             {"server_apply_bytes_per_s", r.server_apply_bytes_per_s},
-            {"collective_launch_s", r.collective_launch_s}}},
+            {"collective_launch_s", r.collective_launch_s},
+            {"interference_kernel_slowdown", r.interference_kernel_slowdown},
+            {"interference_comm_slowdown", r.interference_comm_slowdown}}},
           {"layers", layers},
           {"decisions", decisions},
           {"tensors", tensors},
@@ -232,7 +234,7 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
     const json& v = r.object(r.require(j, "", "rates", "an object"), "rates", "an object");
     r.only_known(v, "rates", {"wire_efficiency", "host_bytes_per_s", "tcp_goodput", "latency_s", "per_message_s", "pcie_bytes_per_s", "pcie_latency_s",
                               "copy_host_share", "d2d_bytes_per_s", "server_apply_bytes_per_s",
-                              "collective_launch_s"});
+                              "collective_launch_s", "interference_kernel_slowdown", "interference_comm_slowdown"});
     Rates& q = p.rates;
     // "tcp_goodput": the same share, as plans written before the transport model name it.
     q.wire_efficiency = num(r, v, "rates", v.contains("tcp_goodput") && !v.contains("wire_efficiency")
@@ -249,6 +251,9 @@ SyncPlan plan_from_json(const json& j, const std::string& where) {
     q.server_apply_bytes_per_s = num(r, v, "rates", "server_apply_bytes_per_s", 0, kMaxRate, "bytes/s", true);
     q.collective_launch_s =
         v.contains("collective_launch_s") ? num(r, v, "rates", "collective_launch_s", 0, 1, "seconds") : 0;
+    for (auto [key, field] : {std::pair{"interference_kernel_slowdown", &Rates::interference_kernel_slowdown},
+                              std::pair{"interference_comm_slowdown", &Rates::interference_comm_slowdown}})
+      q.*field = v.contains(key) ? num(r, v, "rates", key, 1, 100, "a factor of time in [1, 100] (1: none)") : 1;
   }
   if (j.contains("layers")) {
     const json& ls = r.array(j["layers"], "layers", "a list of layers");

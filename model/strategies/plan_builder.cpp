@@ -55,6 +55,8 @@ PlanBuilder::PlanBuilder(const PlanRequest& r, const std::string& strategy)
   plan_.rates.server_apply_bytes_per_s *= gradient_value_bytes() / bytes_per_value(master_dtype(precision_));
   plan_.per_iteration_s = p.per_iteration_s;
   plan_.rates.collective_launch_s = p.collective_launch_s;
+  plan_.rates.interference_kernel_slowdown = p.interference_kernel_slowdown;
+  plan_.rates.interference_comm_slowdown = p.interference_comm_slowdown;
   plan_.model = r.net->name;
   // Every strategy adds at most a few tasks per layer (passes, copies, flows, applies):
   // reserved once, the tasks are not moved as the plan grows.

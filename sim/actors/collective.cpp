@@ -57,6 +57,7 @@ void Executor::run_channel(const Instance& in, int channel) {
   const int me = fold_.node(plan_.worker_node(in.who));
   const double t0 = now();
   if (plan_.rates.collective_launch_s > 0) sg4::this_actor::sleep_for(plan_.rates.collective_launch_s);
+  comm_kernel(in.who, +1);  // its reduce-copy kernel, until its last round
   // Each round waits for its own sends to land: one count, back at 0 after every round.
   const sg4::SemaphorePtr sent = sg4::Semaphore::create(0);
   for (const CollectiveRound& r : rounds) {
@@ -78,6 +79,7 @@ void Executor::run_channel(const Instance& in, int channel) {
       flow_landed(in, f);
     }
   }
+  comm_kernel(in.who, -1);
   if (core_.last_part(in)) {
     recorder_.timeline().instance(in, t0, now());
     complete(in);

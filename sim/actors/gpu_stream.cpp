@@ -35,8 +35,14 @@ void Executor::run_gpu(int worker, int gpu) {
     // Stragglers are per node: a node's GPUs share its slowdown.
     const double seconds = plan_.tasks[in.task].duration_s * plan_.stragglers.slowdown[std::size_t(in.t)][w];
     const double t0 = now();
-    if (seconds > 0) sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
-    if (gpu == 0) recorder_.gpu_busy(in.t, fold_.by_classes() ? seconds * fold_.class_size(int(w)) : seconds);
+    if (seconds > 0) {
+      kernel_running(worker, +1);
+      sg4::this_actor::execute(seconds * kGpuFlopsPerSecond);
+      kernel_running(worker, -1);
+    }
+    // Busy for as long as it ran: longer than its seconds where interference slowed it.
+    const double busy = plan_.rates.interference_kernel_slowdown != 1 ? now() - t0 : seconds;
+    if (gpu == 0) recorder_.gpu_busy(in.t, fold_.by_classes() ? busy * fold_.class_size(int(w)) : busy);
     recorder_.timeline().instance(in, t0, now(), lane);
     if (stream == 0) core_.path().gpu_busy(id(in), t0, now());  // the representative GPU
     const std::int64_t before = gpu_last_[stream];

@@ -25,9 +25,12 @@ void Executor::launch_host_exec(const Instance& in) {
     complete(in);
     return;
   }
-  sg4::Actor::create(task.label, host, [this, in, amount] {
+  const bool gpu_path = task.resource == Resource::intra_node;
+  sg4::Actor::create(task.label, host, [this, in, amount, gpu_path] {
     const double t0 = now();
+    if (gpu_path) comm_kernel(in.who, +1);
     sg4::this_actor::execute(amount);
+    if (gpu_path) comm_kernel(in.who, -1);
     recorder_.timeline().instance(in, t0, now());
     complete(in);
   });

@@ -1,0 +1,174 @@
+// Compute/communication interference (Rates::interference_*, model/plan/interference.hpp):
+// a GPU kernel overlapped by a communication kernel for o seconds takes d + o (1 - 1/f)
+// (the fluid model), a GPU-to-GPU transfer overlapped by kernels likewise. By hand on
+// every engine, and the analytic engine's fixed point against SimGrid's power states.
+#include <catch2/catch.hpp>
+
+#include "live/live_engine.hpp"
+#include "model/analytic/analytic_engine.hpp"
+#include "model/plan/interference.hpp"
+#include "model/run/plan_json.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "support/fixtures.hpp"
+
+using namespace possim;
+using namespace possim::test;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+
+// Two FC layers of 1024 x 2048: B = 8 MiB of fp32 gradient each.
+Network two_fc_net() {
+  Network net;
+  net.name = "two_fc";
+  net.input = Shape{2048, 1, 1};
+  net.layers.push_back(fc_layer("fc1", 1024, 2048));
+  net.layers.push_back(fc_layer("fc2", 1024, 2048));
+  net.layers[1].in = Shape{1024, 1, 1};
+  return net;
+}
+
+const double kBytes = 1024.0 * 2048 * 4;
+const double kNic = 100e9 / 8 * 0.9;                      // flat profile at 100 Gbit/s
+const int kBatch = 256;
+const double kLayer = kBatch * 6.0 * 1024 * 2048 / 1e12;  // forward + backward of one layer: 3.2 ms
+const double kStep = 50e-6 + 20e-6;                       // latency + per-message cost per ring round
+// A ring all-reduce of one layer on two nodes: two rounds of B/2.
+const double kRing = kBytes / kNic + 2 * kStep;
+
+// The seconds of the first timeline slice of `step` on layer `layer` (iteration 1).
+double slice_s(const Result& r, Step step, int layer) {
+  for (const TimelineEvent& e : r.timeline)
+    if (e.category == to_string(step) && e.layer == layer && e.iteration == 1) return e.duration_s;
+  FAIL("no " << to_string(step) << " slice of layer " << layer);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("communication kernels slow an overlapped kernel by the fluid model, by hand, on every engine",
+          "[interference][engines][live]") {
+  const Network net = two_fc_net();
+  Profile prof = flat_profile();
+  prof.interference_kernel_slowdown = 3;
+  const SyncPlan plan = make_plan("allreduce", request(net, prof, 2, 100, kBatch, 3));
+  REQUIRE(plan.rates.interference_kernel_slowdown == 3);
+  // fc2's all-reduce (kRing, 0.9 ms) runs under fc1's backward (2.1 ms), which does a
+  // third of its work meanwhile: it takes kRing (1 - 1/3) longer. fc1's all-reduce is
+  // exposed and overlaps nothing.
+  const double free_s = 2 * kLayer + kRing;
+  const double expected = free_s + kRing * (1 - 1.0 / 3);
+  const Result a = AnalyticEngine().run(plan, {});
+  const Result s = sim::SimGridEngine().run(plan, {});
+  CHECK(a.iteration_s == Approx(expected).epsilon(1e-9));
+  CHECK(s.iteration_s == Approx(expected).epsilon(1e-6));
+  // The GPU was busy for the stretched kernel's whole time.
+  CHECK(a.gpu_busy_s == Approx(2 * kLayer + kRing * (1 - 1.0 / 3)).epsilon(1e-9));
+  CHECK(s.gpu_busy_s == Approx(a.gpu_busy_s).epsilon(1e-6));
+  // Live, emulated GPUs over loopback: never faster than the plan, so slower than without.
+  live::LiveOptions o;
+  o.launch.netns = false;
+  const Result l = live::LiveEngine(o).run(plan, {});
+  CHECK(l.iteration_s >= expected * 0.99);
+  CHECK(l.iteration_s <= expected * 1.5 + 0.005);
+  // Without interference: exactly the free schedule on both engines.
+  prof.interference_kernel_slowdown = 1;
+  const SyncPlan free_plan = make_plan("allreduce", request(net, prof, 2, 100, kBatch, 3));
+  CHECK(AnalyticEngine().run(free_plan, {}).iteration_s == Approx(free_s).epsilon(1e-9));
+  CHECK(sim::SimGridEngine().run(free_plan, {}).iteration_s == Approx(free_s).epsilon(1e-6));
+}
+
+TEST_CASE("a collective's launch is not its kernel: the overlap counts from the launch's end",
+          "[interference][launch]") {
+  const Network net = two_fc_net();
+  Profile prof = flat_profile();
+  prof.interference_kernel_slowdown = 2;
+  prof.collective_launch_s = 0.001;
+  const SyncPlan plan = make_plan("allreduce", request(net, prof, 2, 100, kBatch, 3));
+  // fc2's collective: launch 1 ms, then kRing under fc1's backward (2.1 ms): overlapped kRing.
+  const double expected = 2 * kLayer + 0.001 + kRing + kRing * (1 - 1.0 / 2);
+  CHECK(AnalyticEngine().run(plan, {}).iteration_s == Approx(expected).epsilon(1e-9));
+  CHECK(sim::SimGridEngine().run(plan, {}).iteration_s == Approx(expected).epsilon(1e-6));
+}
+
+TEST_CASE("kernels slow an overlapped GPU-to-GPU transfer, by hand, on every engine", "[interference][engines][live]") {
+  const Network net = two_fc_net();
+  Profile prof = flat_profile();
+  prof.interference_comm_slowdown = 2;
+  PlanRequest r = request(net, prof, 2, 100, kBatch, 3);
+  r.cluster.gpus_per_node = 2;
+  const SyncPlan plan = make_plan("wfbp", r);
+  // fc2's gather to the leader (B at 20 GB/s: 0.42 ms) runs under fc1's backward (2.1 ms,
+  // the GPUs' own kernels): at half its rate, it takes twice as long.
+  const double gather_s = kBytes / prof.d2d_bytes_per_s;
+  RunOptions opt;
+  opt.timeline = true;
+  const Result a = AnalyticEngine().run(plan, opt);
+  const Result s = sim::SimGridEngine().run(plan, opt);
+  const int fc2 = 1;
+  CHECK(slice_s(a, Step::gather, fc2) == Approx(2 * gather_s).epsilon(1e-9));
+  CHECK(slice_s(s, Step::gather, fc2) == Approx(2 * gather_s).epsilon(1e-6));
+  // fc1's gather comes after the last kernel: at full rate.
+  CHECK(slice_s(a, Step::gather, 0) == Approx(gather_s).epsilon(1e-9));
+  CHECK(slice_s(s, Step::gather, 0) == Approx(gather_s).epsilon(1e-6));
+  CHECK(s.iteration_s == Approx(a.iteration_s).epsilon(1e-6));
+  // Live: the gather is on the emulated GPU-to-GPU path, slowed while kernels are pending.
+  live::LiveOptions o;
+  o.launch.netns = false;
+  const Result l = live::LiveEngine(o).run(plan, opt);
+  CHECK(slice_s(l, Step::gather, fc2) >= 2 * gather_s * 0.95);
+  // Without it, at full rate.
+  prof.interference_comm_slowdown = 1;
+  const Result free_run = AnalyticEngine().run(make_plan("wfbp", r), opt);
+  CHECK(slice_s(free_run, Step::gather, fc2) == Approx(gather_s).epsilon(1e-9));
+}
+
+TEST_CASE("interference: the analytic engine's fixed point agrees with SimGrid on overlapping schedules",
+          "[interference][engines]") {
+  const Network net = small_cnn();
+  Profile prof = flat_profile();
+  prof.interference_kernel_slowdown = 1.035;
+  prof.interference_comm_slowdown = 3.2;
+  for (const std::string strategy : {"allreduce", "hier_allreduce", "tree_allreduce", "wfbp"})
+    for (int gpus : {1, 4})
+      for (double gbps : {10.0, 100.0}) {
+        INFO(strategy << " " << gpus << " GPUs a node, " << gbps << " Gbit/s");
+        PlanRequest r = request(net, prof, 4, gbps, 32, 4);
+        r.cluster.gpus_per_node = gpus;
+        const SyncPlan plan = make_plan(strategy, r);
+        const Result a = AnalyticEngine().run(plan, {});
+        const Result s = sim::SimGridEngine().run(plan, {});
+        // The same mechanism both ways; the engines' other differences (shared links
+        // against served in turn) stay what they are without it.
+        Profile free_prof = prof;
+        free_prof.interference_kernel_slowdown = free_prof.interference_comm_slowdown = 1;
+        PlanRequest rf = r;
+        rf.profile = &free_prof;
+        const SyncPlan free_plan = make_plan(strategy, rf);
+        const Result af = AnalyticEngine().run(free_plan, {});
+        const Result sf = sim::SimGridEngine().run(free_plan, {});
+        CHECK(a.iteration_s >= af.iteration_s);
+        CHECK(s.iteration_s >= sf.iteration_s * (1 - 1e-9));
+        CHECK(a.iteration_s / af.iteration_s == Approx(s.iteration_s / sf.iteration_s).epsilon(0.01));
+      }
+}
+
+TEST_CASE("interference factors travel in plan JSON and are checked", "[interference][plan]") {
+  const Network net = two_fc_net();
+  Profile prof = flat_profile();
+  prof.interference_kernel_slowdown = 1.04;
+  prof.interference_comm_slowdown = 3.6;
+  const SyncPlan plan = make_plan("allreduce", request(net, prof, 2, 100, kBatch, 2));
+  const SyncPlan back = plan_from_json(plan_to_json(plan), "test");
+  CHECK(back.rates.interference_kernel_slowdown == 1.04);
+  CHECK(back.rates.interference_comm_slowdown == 3.6);
+  nlohmann::json j = plan_to_json(plan);
+  j["rates"]["interference_kernel_slowdown"] = 0.5;
+  CHECK_THROWS_WITH(plan_from_json(j, "p.json"),
+                    Catch::Contains("rates.interference_kernel_slowdown") && Catch::Contains("[1, 100]"));
+  // Which tasks run communication kernels: collectives and the GPU-to-GPU path, not PCIe
+  // copies or flows to shards.
+  int comm = 0;
+  for (const Task& t : plan.tasks) comm += runs_comm_kernel(t);
+  CHECK(comm == 2);
+}
