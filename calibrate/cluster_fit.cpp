@@ -159,6 +159,9 @@ std::string parameter_mechanism(const std::string& name) {
       {"tcp_host_bytes_per_s", "the payload one node's kernel TCP stack moves per direction"},
       {"pcie_bytes_per_s", "host<->device copy rate over the node's bus"},
       {"compute_scale", "a factor on the base profile's compute speed"},
+      {"tensor_core_scale",
+       "a factor on the base profile's tensor-core peaks (tf32, fp16, bf16): the share of them the convolutions "
+       "and GEMMs of a TF32 or mixed-precision run reach beside the fp32 kind efficiencies, at most 1 (the datasheet's)"},
       {"server_apply_bytes_per_s", "a shard taking in one worker's update"},
       {"server_update_bytes_per_s", "the optimizer's update, once per step when every worker's update is in"},
       {"server_per_peer_s", "a shard's fixed work per worker request per tensor slice"},
@@ -176,6 +179,7 @@ std::string parameter_mechanism(const std::string& name) {
 
 std::vector<std::string*> parameter_sources(Profile& p, const std::string& name) {
   const auto [stack, n] = split_name(name);
+  if (n == "tensor_core_scale") return {&p.sources["peak_flops_per_s_by_precision"]};
   if (n != "compute_scale") return {stack.empty() ? &p.sources[n] : &p.stacks[stack].sources[n]};
   std::vector<std::string*> out = {&p.sources["peak_flops_per_s"]};
   if (!p.measured.empty()) out.push_back(&p.sources["measured"]);
@@ -199,6 +203,7 @@ std::pair<double, double> parameter_range(const std::string& name) {
   if (n == "pcie_bytes_per_s") return {1e7, 1e12};  // beyond any PCIe or NVLink-C2C link
   if (n == "tcp_host_bytes_per_s") return {1e6, 1e12};  // a kernel TCP stack, per direction
   if (n == "compute_scale") return {1e-3, 1e3};
+  if (n == "tensor_core_scale") return {1e-3, 1.0};  // no faster than the peaks it scales
   check_fit_parameter(name);
   return {0, 0};
 }
@@ -212,7 +217,7 @@ double profile_parameter(const Profile& p, const std::string& name) {
   if (n == "tcp_goodput") return p.tcp_goodput;
   if (n == "tcp_host_bytes_per_s") return p.tcp_host_bytes_per_s;
   if (n == "pcie_bytes_per_s") return p.pcie_bytes_per_s;
-  if (n == "compute_scale") return 1.0;
+  if (n == "compute_scale" || n == "tensor_core_scale") return 1.0;  // relative to the profile
   if (is_stack_parameter(n)) return p.parameter(n);
   check_fit_parameter(name);
   return 0;
@@ -242,6 +247,9 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
           l.backward_s /= v;
         }
       for (auto& t : p.throughput) t.images_per_s *= v;
+    } else if (n == "tensor_core_scale") {
+      // The tensor-core peaks only; measured points and timings stay what was measured.
+      for (auto& [math, peak] : p.peak_flops_by_math) peak *= v;
     } else if (double* f = p.parameter_field(n)) {
       *f = v;
     } else {
@@ -256,7 +264,9 @@ namespace {
 // The plan of a measured point on `engine`, its iteration time.
 double predict_at(const Profile& base, const Network& net, const MeasurementPoint& pt, const ClusterAssumptions& a,
                   const Engine& engine) {
-  const Profile p = base.for_strategy(pt.strategy, pt.stack);
+  Profile p = base.for_strategy(pt.strategy, pt.stack);
+  if (pt.precision != Precision::fp32)
+    p = p.with_numerics(Numerics{pt.precision, default_gradient_dtype(pt.precision)});
   PlanRequest r;
   r.net = &net;
   r.profile = &p;
@@ -448,7 +458,10 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
                                   : fmt(fit.values[i]) + " +/- " + fmt(fit.sigma[i]) + " (1 sigma)";
     const auto [stack, n] = split_name(fit.names[i]);
     const std::string fitted = bounded(value + ", " + how, 1500);
-    if (n == "compute_scale") {
+    if (n == "tensor_core_scale") {
+      p.sources["peak_flops_per_s_by_precision"] =
+          "base profile " + base.name + "'s tensor-core peaks x tensor_core_scale " + fitted;
+    } else if (n == "compute_scale") {
       const std::string s = "base profile " + base.name + " x compute_scale " + fitted;
       p.sources["peak_flops_per_s"] = s;
       if (!p.measured.empty())

@@ -71,9 +71,11 @@ Profile perturbed(const Profile& p, const std::vector<std::string>& parameters, 
   std::vector<double> values;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const auto [lo, hi] = parameter_range(parameters[i]);
-    // compute_scale is relative to the profile (1); the rest are the profile's values.
+    // compute_scale and tensor_core_scale are relative to the profile (1); the rest are the
+    // profile's values.
     const double v = profile_parameter(p, parameters[i]) * std::exp(log_step.at(i));
-    values.push_back(parameters[i] == "compute_scale" ? v : std::clamp(v, lo, hi));
+    const bool relative = parameters[i] == "compute_scale" || parameters[i] == "tensor_core_scale";
+    values.push_back(relative ? v : std::clamp(v, lo, hi));
   }
   return with_parameters(p, parameters, values);
 }

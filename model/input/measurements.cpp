@@ -28,7 +28,7 @@ const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_g
 const std::vector<std::string> kMeasures = {"iteration_s", "images_per_s", "speedup"};
 const std::vector<std::string> kOptional = {"iteration_s", "images_per_s", "speedup",
                                             "reference_images_per_s", "batch", "gpus_per_node",
-                                            "stack", "profile", "source"};
+                                            "stack", "profile", "source", "precision"};
 // Columns of possim's own results.csv that a measurement file may carry and that are
 // ignored (batch_per_gpu is read as batch).
 const std::vector<std::string> kResultColumns = {
@@ -36,7 +36,7 @@ const std::vector<std::string> kResultColumns = {
     "gpu_busy_s", "gpu_stall_s", "stall_share", "sent_bytes_per_node_max",
     "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean",
     "iteration_s_lo", "iteration_s_hi", "images_per_s_lo", "images_per_s_hi", "speedup_lo", "speedup_hi"};
-const std::vector<std::string> kText = {"model", "strategy", "stack", "profile", "source"};
+const std::vector<std::string> kText = {"model", "strategy", "stack", "profile", "source", "precision"};
 
 constexpr long long kMaxBatch = limits::kMaxBatchPerGpu;  // as a scenario's batch_per_gpu
 // A measured figure (seconds, images/s, a speedup) beyond this is a typo; an iteration
@@ -133,6 +133,13 @@ void fill(MeasurementPoint& p, const std::map<std::string, std::string>& f, cons
   if (given("stack")) p.stack = f.at("stack");
   if (given("source")) p.source = f.at("source");
   if (given("profile")) p.profile = f.at("profile");
+  if (given("precision")) {
+    const auto pr = precision_from_string(f.at("precision"));
+    if (!pr)
+      c.fail("precision", "unknown precision '" + json_check::quoted(f.at("precision")) + "'",
+             "one of " + json_check::list(precision_names()));
+    p.precision = *pr;
+  }
   if (auto it = f.find("gpus_per_node"); it != f.end() && !it->second.empty())
     p.gpus_per_node = c.integer("gpus_per_node", it->second, limits::kMaxGpusPerNode);
   if (is_reference(p.strategy) && p.nodes != 1)

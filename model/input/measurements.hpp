@@ -15,6 +15,8 @@
 //   profile      optional: the GPU profile it was measured on (e.g. titanx_maxwell); one
 //                per set, what validate predicts with when --profile is not given
 //   source       optional: where the number came from
+//   precision    optional: how it trained (fp32, tf32, amp_fp16, amp_bf16, fp16, bf16; default
+//                fp32), its gradients in the framework's default type for it
 // possim's own results.csv is accepted too: its other columns are ignored (batch_per_gpu
 // is the batch, and iteration_s is taken before images_per_s and speedup).
 // Every malformed line or field is an InputError naming the file, the line (CSV) or the
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "model/input/numerics.hpp"
 #include "model/workload/network.hpp"
 
 namespace possim {
@@ -39,6 +42,7 @@ struct MeasurementPoint {
   std::string stack;   // "" : the profile's default for the strategy
   std::string profile;  // "" : not said
   std::string source;  // where the number came from
+  Precision precision = Precision::fp32;
   // What was measured, as given: "iteration_s", "images_per_s" or "speedup" and its value
   // (iteration_s above is derived from it), and the speedup's reference.
   std::string measured_as = "iteration_s";

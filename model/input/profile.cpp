@@ -326,7 +326,8 @@ const std::vector<std::string>& stack_parameter_names() {
 
 const std::vector<std::string>& fit_parameter_names() {
   static const std::vector<std::string> n = [] {
-    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale"};  // the physics: is_physics_parameter
+    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale",
+                                  "tensor_core_scale"};  // the physics: is_physics_parameter
     for (const auto& s : stack_parameter_names()) v.push_back(s);
     return v;
   }();
@@ -335,7 +336,7 @@ const std::vector<std::string>& fit_parameter_names() {
 
 bool is_physics_parameter(const std::string& name) {
   return name == "tcp_goodput" || name == "tcp_host_bytes_per_s" || name == "pcie_bytes_per_s" ||
-         name == "compute_scale";
+         name == "compute_scale" || name == "tensor_core_scale";
 }
 
 bool is_fit_parameter_name(const std::string& name) {

@@ -451,3 +451,46 @@ TEST_CASE("the shipped titanx_maxwell profile reproduces POSEIDON.md section 9's
   CHECK(v.at("mean_abs_error").get<double>() < 0.03);
   fs::remove_all(dir);
 }
+
+TEST_CASE("single-GPU points at several precisions fit compute_scale and tensor_core_scale apart",
+          "[fit][precision]") {
+  // V100-like: fp32 points run on the CUDA cores, mixed-precision ones on the tensor cores.
+  const Profile base = stackless("v100");
+  const Profile truth = with_parameters(base, {"compute_scale", "tensor_core_scale"}, {0.8, 0.25});
+  CHECK(truth.peak_flops_by_math.at("fp16") == Approx(base.peak_flops_by_math.at("fp16") * 0.8 * 0.25));
+  MeasurementSet m = design({{"resnet50", 256, "single", 1, 100.0},
+                             {"resnet50", 256, "single", 1, 100.0},
+                             {"inception_v3", 64, "single", 1, 100.0},
+                             {"inception_v3", 64, "single", 1, 100.0}});
+  m.points[1].precision = m.points[3].precision = Precision::amp_fp16;
+  measure(m, truth, 0.0, 5);
+  // An amp point runs on the tensor cores: faster than its fp32 twin.
+  CHECK(m.points[1].iteration_s < m.points[0].iteration_s);
+  ClusterFitOptions opt;
+  opt.free = {"compute_scale", "tensor_core_scale"};
+  const ClusterFit f = fit_cluster(base, m, opt);
+  CHECK(f.values[0] == Approx(0.8).epsilon(1e-4));
+  CHECK(f.values[1] == Approx(0.25).epsilon(1e-4));
+  CHECK(f.fitted.sources.at("peak_flops_per_s_by_precision").find("tensor_core_scale 0.25") != std::string::npos);
+  // Without the precision column the amp points read as fp32: the same two scales cannot fit.
+  MeasurementSet flat = m;
+  for (auto& p : flat.points) p.precision = Precision::fp32;
+  CHECK(fit_cluster(base, flat, opt).rms_residual > 0.05);
+  // At most the datasheet's peaks: a scale the points would push past 1 stops there.
+  CHECK(parameter_range("tensor_core_scale").second == 1.0);
+}
+
+TEST_CASE("a measurement file's precision column is read and checked", "[fit][precision]") {
+  const fs::path dir = fs::temp_directory_path() / "possim_precision_csv";
+  fs::create_directories(dir);
+  std::ofstream(dir / "ok.csv") << "model,strategy,nodes,nic_gbps,batch,images_per_s,precision\n"
+                                   "resnet50,single,1,100,256,1000,amp_bf16\nresnet50,single,1,100,256,400,\n";
+  const MeasurementSet m = load_measurements((dir / "ok.csv").string(), 32);
+  CHECK(m.points[0].precision == Precision::amp_bf16);
+  CHECK(m.points[1].precision == Precision::fp32);
+  std::ofstream(dir / "bad.csv") << "model,strategy,nodes,nic_gbps,images_per_s,precision\n"
+                                    "resnet50,single,1,100,1000,half\n";
+  CHECK_THROWS_WITH(load_measurements((dir / "bad.csv").string(), 32),
+                    Catch::Contains("bad.csv:2") && Catch::Contains("precision") && Catch::Contains("amp_bf16"));
+  fs::remove_all(dir);
+}

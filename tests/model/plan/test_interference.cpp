@@ -4,8 +4,13 @@
 // every engine, and the analytic engine's fixed point against SimGrid's power states.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "live/live_engine.hpp"
 #include "model/analytic/analytic_engine.hpp"
+#include "model/input/profile_derive.hpp"
 #include "model/plan/interference.hpp"
 #include "model/run/plan_json.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -171,4 +176,38 @@ TEST_CASE("interference factors travel in plan JSON and are checked", "[interfer
   int comm = 0;
   for (const Task& t : plan.tasks) comm += runs_comm_kernel(t);
   CHECK(comm == 2);
+}
+
+TEST_CASE("the device sheets' interference factors are the medians of the H200 recording they cite",
+          "[interference][profile]") {
+  std::ifstream in(std::string(POSSIM_SOURCE_DIR) + "/traces/gpu/h200_2026-11-27/call2/interference.json");
+  const nlohmann::json rec = nlohmann::json::parse(in);
+  // The rows the sheets name: a GEMM beside the reduce-copy kernel on 8-32 CTAs, covered.
+  std::vector<double> kernel, comm;
+  for (const auto& c : rec.at("cases"))
+    if (c.at("other").get<std::string>().rfind("reduce_copy", 0) == 0 && c.at("covered").get<bool>() &&
+        c.at("ctas").get<int>() <= 32) {
+      kernel.push_back(c.at("gemm_slowdown").get<double>());
+      comm.push_back(c.at("other_slowdown").get<double>());
+    }
+  REQUIRE(kernel.size() == 6);
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  for (const char* gpu : {"v100", "a100", "h100", "h200"}) {
+    INFO(gpu);
+    const DeviceSheet d = load_device_sheet(gpu);
+    REQUIRE(d.interference_kernel_slowdown);
+    REQUIRE(d.interference_comm_slowdown);
+    CHECK(d.interference_kernel_slowdown->value == Approx(median(kernel)).margin(5e-4));
+    CHECK(d.interference_comm_slowdown->value == Approx(median(comm)).margin(5e-4));
+    CHECK(d.interference_kernel_slowdown->source.find("call2/interference.json") != std::string::npos);
+    // A profile derived from the sheet carries them; the Titan X's cluster has none.
+    const Profile p = load_profile(gpu);
+    CHECK(p.interference_kernel_slowdown == d.interference_kernel_slowdown->value);
+    CHECK(p.interference_comm_slowdown == d.interference_comm_slowdown->value);
+  }
+  CHECK(load_profile("titanx_maxwell").interference_kernel_slowdown == 1);
+  CHECK(load_profile("k80").interference_kernel_slowdown == 1);
 }
