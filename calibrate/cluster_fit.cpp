@@ -444,8 +444,15 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   for (const auto& r : fit.points) ss += r.residual * r.residual;
   fit.rms_residual = std::sqrt(ss / double(fit.points.size()));
 
+  // The precisions the points trained at, as Profile::fitted_at reads them back.
+  std::string precisions;
+  for (const std::string& name : precision_names())
+    if (std::any_of(m.points.begin(), m.points.end(),
+                    [&](const MeasurementPoint& pt) { return name == to_string(pt.precision); }))
+      precisions += (precisions.empty() ? "" : " ") + name;
   const std::string how =
-      "fitted by possim calibrate fit (" + std::string(engine.name()) + " engine) to " + m.path +
+      "fitted by possim calibrate fit (" + std::string(engine.name()) + " engine) to " + m.path + " [precisions: " +
+      precisions + "]" +
       " (" + std::to_string(m.points.size()) + " points, " + std::to_string(fit.names.size()) +
       " free parameters, Levenberg-Marquardt on relative residuals, best of " +
       std::to_string(fit.starts_tried) + " starts" + (two_stage ? " with the analytic engine" : "") +

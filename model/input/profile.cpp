@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -486,12 +488,45 @@ std::string Profile::unmeasured_caveat() const {
          "), not a measurement";
 }
 
+namespace {
+const char* const kFitMark = "fitted by possim calibrate fit";
+const char* const kComputeSources[] = {"peak_flops_per_s", "peak_flops_per_s_by_precision"};
+
+// A compute source calibrate fit wrote: "... to FILE [precisions: A B] (N points, ...".
+std::optional<Profile::ComputeFit> compute_fit_of(const std::string& text) {
+  const std::size_t fit = text.find(kFitMark);
+  const std::size_t to = text.find(" engine) to ", fit == std::string::npos ? 0 : fit);
+  const std::size_t open = text.find(" [precisions: ", to == std::string::npos ? 0 : to);
+  if (fit == std::string::npos || to == std::string::npos || open == std::string::npos) return std::nullopt;
+  const std::size_t close = text.find("] (", open);
+  if (close == std::string::npos) return std::nullopt;
+  Profile::ComputeFit f;
+  f.file = text.substr(to + 12, open - (to + 12));
+  std::istringstream names(text.substr(open + 14, close - (open + 14)));
+  for (std::string n; names >> n;) f.precisions.push_back(n);
+  f.points = std::atoi(text.c_str() + close + 3);
+  return f;
+}
+}  // namespace
+
+std::vector<Profile::ComputeFit> Profile::compute_fits() const {
+  std::vector<ComputeFit> out;
+  for (const char* key : kComputeSources)
+    if (auto it = sources.find(key); it != sources.end())
+      if (auto f = compute_fit_of(it->second)) out.push_back(*f);
+  return out;
+}
+
 std::string Profile::provenance_line() const {
   std::string out, base;
   const std::string derived = "possim profile derive from profile ";
-  auto src = sources.find("peak_flops_per_s");
-  if (src != sources.end() && src->second.rfind(derived, 0) == 0) {
-    const std::string rest = src->second.substr(derived.size());
+  // The derivation's own text, where a fit has not rewritten it (kinds, or the peak).
+  std::string derivation;
+  for (const char* key : {"peak_flops_per_s", "kind_efficiency"})
+    if (auto it = sources.find(key); derivation.empty() && it != sources.end() && it->second.rfind(derived, 0) == 0)
+      derivation = it->second;
+  if (!derivation.empty()) {
+    const std::string rest = derivation.substr(derived.size());
     base = rest.substr(0, rest.find(' '));
     out = "derived from " + base + " by the roofline";
   } else {
@@ -506,6 +541,15 @@ std::string Profile::provenance_line() const {
         break;
       }
   }
+  // The compute fitted to points (single-GPU throughputs, as a rule): said apart.
+  const std::vector<ComputeFit> fits = compute_fits();
+  if (!fits.empty()) {
+    const ComputeFit& f = fits.front();
+    std::string at;
+    for (const auto& n : f.precisions) at += (at.empty() ? "" : ", ") + n;
+    out += ", compute fitted to " + std::to_string(f.points) + " measured point" + (f.points == 1 ? "" : "s") +
+           " at " + at + " (" + f.file + ")";
+  }
   std::size_t points = 0, sets = 0, here = 0;
   for (const auto& t : throughput) {
     ++points;
@@ -516,15 +560,16 @@ std::string Profile::provenance_line() const {
     here += same_kernels(m.precision, numerics.precision);
   }
   if (points + sets == 0) {
-    out += ", no measured point";
+    if (fits.empty()) out += ", no measured point";
   } else {
     out += ", " + std::to_string(points) + " throughput point" + (points == 1 ? "" : "s") + " and " +
            std::to_string(sets) + " per-layer timing set" + (sets == 1 ? "" : "s") + " (" + std::to_string(here) +
            " at " + to_string(numerics.precision) + ")";
   }
   std::size_t fitted = 0;
-  const std::string fit = "fitted by possim calibrate fit";
-  for (const auto& [_, text] : sources) fitted += text.find(fit) != std::string::npos;
+  const std::string fit = kFitMark;
+  for (const auto& [key, text] : sources)
+    fitted += text.find(fit) != std::string::npos && !compute_fit_of(text);
   for (const auto& [_, st] : stacks)
     for (const auto& [__, text] : st.sources) fitted += text.find(fit) != std::string::npos;
   if (fitted > 0)
@@ -538,6 +583,8 @@ bool Profile::measured_at(Precision p) const {
     if (t.precision == p) return true;
   for (const auto& m : measured)
     if (same_kernels(m.precision, p)) return true;
+  for (const ComputeFit& f : compute_fits())
+    if (std::find(f.precisions.begin(), f.precisions.end(), to_string(p)) != f.precisions.end()) return true;
   return false;
 }
 

@@ -182,8 +182,17 @@ struct Profile {
   // The sufficient-factor rebuild's GEMM rate at the applied precision: the fp32 rate
   // scaled by the ratio of the math's peak to fp32's (same kernel efficiency).
   double rebuild_flops_at_precision() const;
-  // Whether any throughput point or per-layer timing was measured at precision `p`.
+  // Whether any throughput point or per-layer timing was measured at precision `p`, or
+  // the compute was fitted (calibrate fit) to points at it.
   bool measured_at(Precision p) const;
+  // What calibrate fit fitted the compute to (compute_scale, tensor_core_scale), read from
+  // their sources: one per fitted compute source, "" none.
+  struct ComputeFit {
+    std::string file;
+    std::vector<std::string> precisions;
+    int points = 0;
+  };
+  std::vector<ComputeFit> compute_fits() const;
   // "" when a point was measured at the applied precision; else one line saying that the
   // layer times at it are the FLOP model alone (a roofline guess), for a run's warning.
   std::string unmeasured_caveat() const;

@@ -472,6 +472,15 @@ TEST_CASE("single-GPU points at several precisions fit compute_scale and tensor_
   CHECK(f.values[0] == Approx(0.8).epsilon(1e-4));
   CHECK(f.values[1] == Approx(0.25).epsilon(1e-4));
   CHECK(f.fitted.sources.at("peak_flops_per_s_by_precision").find("tensor_core_scale 0.25") != std::string::npos);
+  // The run header's line and the "no measured point" warning know what the compute was fitted to.
+  const std::string line = f.fitted.provenance_line();
+  INFO(line);
+  CHECK(line.rfind("derived from titanx_maxwell by the roofline, compute fitted to 4 measured points at fp32, amp_fp16 "
+                   "(generated)", 0) == 0);
+  CHECK(f.fitted.measured_at(Precision::amp_fp16));
+  CHECK(f.fitted.measured_at(Precision::fp32));
+  CHECK_FALSE(f.fitted.measured_at(Precision::tf32));
+  CHECK_FALSE(base.measured_at(Precision::fp32));
   // Without the precision column the amp points read as fp32: the same two scales cannot fit.
   MeasurementSet flat = m;
   for (auto& p : flat.points) p.precision = Precision::fp32;
