@@ -173,7 +173,6 @@ class Busy {
       else m.push_back(x);
     v_ = std::move(m);
   }
-  bool operator==(const Busy& o) const { return v_ == o.v_; }
   // When work of `seconds` started at `start` ends, where it progresses at 1/slowdown of
   // its rate inside the intervals (the fluid model) and at its rate outside.
   double finish(double start, double seconds, double slowdown) const {
@@ -308,23 +307,26 @@ Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
 
 // The schedule with interference: a fixed point. Each pass schedules every instance at
 // the slowed rate where the previous pass had the other kind in flight (exactly, by the
-// fluid model, from the instance's own start); it ends when a pass leaves the intervals
-// that matter as they were, or after kMaxPasses (the last is kept). Usually the second
-// pass: the first has no interference, and overlaps move little once kernels stretch.
+// fluid model, from the instance's own start). The passes converge geometrically (a
+// kernel stretched by a transfer slows that transfer in turn, and so on); they stop when
+// no instance ends more than kConvergence of the schedule's length away from the pass
+// before (about five passes on today's scenarios), or after kMaxPasses (the last is kept).
+constexpr double kConvergence = 1e-9;
 constexpr int kMaxPasses = 20;
 
 Schedule interfered_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {
   const int k = int(inputs.size());
-  const bool kernels_slowed = plan.rates.interference_kernel_slowdown != 1;
-  const bool comm_slowed = plan.rates.interference_comm_slowdown != 1;
   std::optional<Schedule> s(list_schedule(plan, p, inputs));
-  Interference used = in_flight(plan, *s, k);
   for (int pass = 1; pass < kMaxPasses; ++pass) {
+    const Interference used = in_flight(plan, *s, k);
+    const std::vector<double> before = std::move(s->finish);
     s.emplace(list_schedule(plan, p, inputs, &used));
-    Interference now = in_flight(plan, *s, k);
-    const bool same = (!kernels_slowed || now.comm == used.comm) && (!comm_slowed || now.kernels == used.kernels);
-    if (same) break;
-    used = std::move(now);
+    double moved = 0, end = 0;
+    for (std::size_t j = 0; j < before.size(); ++j) {
+      moved = std::max(moved, std::abs(s->finish[j] - before[j]));
+      end = std::max(end, s->finish[j]);
+    }
+    if (moved <= kConvergence * end) break;
   }
   return std::move(*s);
 }
