@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: resnet50, allreduce (simgrid), 8 GPU/node, 400 Gbit/s
-# Written by possim report (possim a161e7b). Run `gnuplot fig03-time-nodes.gp` in this folder
+# Written by possim report (possim 885bfb4-dirty). Run `gnuplot fig03-time-nodes.gp` in this folder
 # to draw fig03-time-nodes.svg and fig03-time-nodes.png again from fig03-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -17,7 +17,8 @@ set boxwidth 0.7
 set yrange [0:0.5]
 set xtics nomirror
 plot 'fig03-time-nodes.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
-     '' using 3 title 'net' lc rgb '#d62728'
+     '' using 3 title 'net' lc rgb '#d62728', \
+     '' using 4 title 'PCIe' lc rgb '#ff7f0e'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig03-time-nodes.png'
 replot
