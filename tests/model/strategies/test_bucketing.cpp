@@ -7,6 +7,7 @@
 #include "model/analytic/analytic_engine.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "support/fixtures.hpp"
+#include "support/two_fc.hpp"
 
 using namespace possim;
 using namespace possim::test;
@@ -14,22 +15,8 @@ using Approx = Catch::Detail::Approx;
 
 namespace {
 
-// Two FC layers of 1024 x 2048: B = 8 MiB of fp32 gradient each.
-Network two_fc_net() {
-  Network net;
-  net.name = "two_fc";
-  net.input = Shape{2048, 1, 1};
-  net.layers.push_back(fc_layer("fc1", 1024, 2048));
-  net.layers.push_back(fc_layer("fc2", 1024, 2048));
-  net.layers[1].in = Shape{1024, 1, 1};
-  return net;
-}
-
-const double kBytes = 1024.0 * 2048 * 4;
-const double kNic = 100e9 / 8 * 0.9;                 // flat profile at 100 Gbit/s
-const int kBatch = 256;
-const double kLayer = kBatch * 6.0 * 1024 * 2048 / 1e12;  // forward + backward of one layer: 3.2 ms
-const double kStep = 50e-6 + 20e-6;                 // latency + per-message cost per ring round
+using namespace possim::test::two_fc;
+Network two_fc_net() { return two_fc::net(); }
 
 std::vector<const Task*> collectives(const SyncPlan& p) {
   std::vector<const Task*> out;
