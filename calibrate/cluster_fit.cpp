@@ -208,6 +208,10 @@ std::pair<double, double> parameter_range(const std::string& name) {
   return {0, 0};
 }
 
+bool is_relative_parameter(const std::string& name) {
+  return name == "compute_scale" || name == "tensor_core_scale";
+}
+
 double profile_parameter(const Profile& p, const std::string& name) {
   const auto [stack, n] = split_name(name);
   if (!stack.empty()) {
@@ -217,7 +221,7 @@ double profile_parameter(const Profile& p, const std::string& name) {
   if (n == "tcp_goodput") return p.tcp_goodput;
   if (n == "tcp_host_bytes_per_s") return p.tcp_host_bytes_per_s;
   if (n == "pcie_bytes_per_s") return p.pcie_bytes_per_s;
-  if (n == "compute_scale" || n == "tensor_core_scale") return 1.0;  // relative to the profile
+  if (is_relative_parameter(n)) return 1.0;
   if (is_stack_parameter(n)) return p.parameter(n);
   check_fit_parameter(name);
   return 0;
@@ -444,7 +448,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   for (const auto& r : fit.points) ss += r.residual * r.residual;
   fit.rms_residual = std::sqrt(ss / double(fit.points.size()));
 
-  // The precisions the points trained at, as Profile::fitted_at reads them back.
+  // The precisions the points trained at, as Profile::compute_fits reads them back.
   std::string precisions;
   for (const std::string& name : precision_names())
     if (std::any_of(m.points.begin(), m.points.end(),

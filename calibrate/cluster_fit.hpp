@@ -29,7 +29,10 @@ const std::vector<std::string>& default_fit_parameters();
 // Throws InputError naming --free for an unknown name.
 void check_fit_parameter(const std::string& name);
 void check_fit_parameter(const Profile& base, const std::string& name);
-double profile_parameter(const Profile& p, const std::string& name);  // compute_scale: 1
+// Factors on the base profile's compute (compute_scale, tensor_core_scale): their value in
+// a profile is 1, and a fit or a perturbation multiplies.
+bool is_relative_parameter(const std::string& name);
+double profile_parameter(const Profile& p, const std::string& name);  // a relative parameter: 1
 // The mechanism a parameter stands for, one short phrase (README's table): the head of a
 // fitted parameter's source, which is written whole.
 std::string parameter_mechanism(const std::string& name);

@@ -71,11 +71,9 @@ Profile perturbed(const Profile& p, const std::vector<std::string>& parameters, 
   std::vector<double> values;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const auto [lo, hi] = parameter_range(parameters[i]);
-    // compute_scale and tensor_core_scale are relative to the profile (1); the rest are the
-    // profile's values.
+    // A relative parameter moves from 1; the rest are the profile's values, kept in range.
     const double v = profile_parameter(p, parameters[i]) * std::exp(log_step.at(i));
-    const bool relative = parameters[i] == "compute_scale" || parameters[i] == "tensor_core_scale";
-    values.push_back(relative ? v : std::clamp(v, lo, hi));
+    values.push_back(is_relative_parameter(parameters[i]) ? v : std::clamp(v, lo, hi));
   }
   return with_parameters(p, parameters, values);
 }

@@ -17,6 +17,7 @@
 #include "live/kernel_stream.hpp"
 #include "live/mesh.hpp"
 #include "model/plan/collective.hpp"
+#include "model/plan/interference.hpp"
 #include "model/run/executor_core.hpp"
 #include "net/wire.hpp"
 
@@ -121,9 +122,10 @@ class Node final : public ExecutorBackend {
   std::unique_ptr<EmulatedResource> launch_;  // collectives' launch cost (Rates::collective_launch_s)
   std::unique_ptr<EmulatedResource> round_;  // a barrier's fixed round (a stack's step sync), in seconds
 
-  // Interference (model/plan/interference.hpp) on the emulated GPUs: communication kernels
-  // in flight and GPU kernels not yet done (submitted to a GPU: its stream runs them back
-  // to back), under mu_. Real kernels interfere by themselves.
+  // Interference (model/plan/interference.hpp): communication kernels in flight slow the
+  // emulated GPUs (real kernels interfere by themselves); GPU kernels not yet done
+  // (submitted to a GPU: its stream runs them back to back), emulated or real, slow the
+  // emulated GPU-to-GPU path. Under mu_.
   int comm_kernels_ = 0, kernels_pending_ = 0;
   void comm_kernel(int delta);
   void kernel_pending(int delta);
@@ -176,17 +178,13 @@ Node::Node(const SyncPlan& plan, int me, int ctrl_fd, const std::string& address
 }
 
 void Node::comm_kernel(int delta) {
-  const int before = comm_kernels_;
-  comm_kernels_ += delta;
-  if (gpu_.empty() || (before == 0) == (comm_kernels_ == 0)) return;
+  if (!crossed_zero(comm_kernels_, delta)) return;
   for (auto& g : gpu_) g->set_slowdown(comm_kernels_ > 0 ? plan_.rates.interference_kernel_slowdown : 1.0);
 }
 
 void Node::kernel_pending(int delta) {
-  const int before = kernels_pending_;
-  kernels_pending_ += delta;
-  if (gpu_.empty() || !d2d_ || (before == 0) == (kernels_pending_ == 0)) return;
-  d2d_->set_slowdown(kernels_pending_ > 0 ? plan_.rates.interference_comm_slowdown : 1.0);
+  if (crossed_zero(kernels_pending_, delta) && d2d_)
+    d2d_->set_slowdown(kernels_pending_ > 0 ? plan_.rates.interference_comm_slowdown : 1.0);
 }
 
 int Node::node_of(const Instance& in) const {
@@ -275,8 +273,8 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
           }
           core_.part_done(in, s1);
         };
+        kernel_pending(+1);  // emulated or real, it slows the emulated GPU-to-GPU path
         if (kernels_.empty()) {
-          kernel_pending(+1);
           gpu_[std::size_t(g)]->submit(task.duration_s * slow, 0, rec.ready_s, std::move(done));
           continue;
         }

@@ -157,8 +157,6 @@ struct Schedule {
   std::size_t id(int t, std::size_t i) const { return std::size_t(t) * n + i; }
 };
 
-// List scheduling: an instance starts when its deps are done and its resources are free;
-// ties go to the instance that became ready first.
 // Disjoint intervals of time, sorted: when something is in flight.
 class Busy {
  public:
@@ -201,11 +199,12 @@ class Busy {
 // communication kernels and GPU kernels are in flight, as an earlier schedule has them.
 struct Interference {
   Busy comm, kernels;
-  double kernel_slowdown = 1, comm_slowdown = 1;
 };
 
-// `inter`, where given: kernels and GPU-to-GPU transfers progress at the slowed rate
-// where the other kind is in flight (Interference).
+// List scheduling: an instance starts when its deps are done and its resources are free;
+// ties go to the instance that became ready first. `inter`, where given: kernels and
+// GPU-to-GPU transfers progress at the plan's slowed rates where the other kind is in
+// flight (Interference).
 Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs,
                        const Interference* inter = nullptr) {
   const int k = int(inputs.size());
@@ -251,8 +250,10 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
     if (inter) {
       const Task& task = plan.tasks[i];
       double d = dur;
-      if (task.resource == Resource::gpu) d = inter->comm.finish(start, dur, inter->kernel_slowdown) - start;
-      else if (slowed_by_kernels(task)) d = inter->kernels.finish(start, dur, inter->comm_slowdown) - start;
+      if (task.resource == Resource::gpu)
+        d = inter->comm.finish(start, dur, plan.rates.interference_kernel_slowdown) - start;
+      else if (slowed_by_kernels(task))
+        d = inter->kernels.finish(start, dur, plan.rates.interference_comm_slowdown) - start;
       hold += d - dur;
       dur = d;
     }
@@ -289,8 +290,6 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
 Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
   const Rates& r = plan.rates;
   Interference in;
-  in.kernel_slowdown = r.interference_kernel_slowdown;
-  in.comm_slowdown = r.interference_comm_slowdown;
   for (int t = 0; t < k; ++t)
     for (std::size_t i = 0; i < s.n; ++i) {
       const Task& task = plan.tasks[i];

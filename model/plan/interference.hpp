@@ -21,4 +21,13 @@ inline bool runs_comm_kernel(const Task& t) {
 // measured on 8-32 CTAs of an H200).
 inline bool slowed_by_kernels(const Task& t) { return t.resource == Resource::intra_node; }
 
+// An engine counts what is in flight of each kind per worker; the other kind's speed
+// changes only when the count moves between zero and non-zero. Adds `delta` to `count`
+// and says whether it did.
+inline bool crossed_zero(int& count, int delta) {
+  const bool before = count != 0;
+  count += delta;
+  return before != (count != 0);
+}
+
 }  // namespace possim
