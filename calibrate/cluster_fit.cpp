@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "calibrate/profile_json.hpp"
+#include "model/input/profile_derive.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"
@@ -162,6 +163,14 @@ std::string parameter_mechanism(const std::string& name) {
       {"tensor_core_scale",
        "a factor on the base profile's tensor-core peaks (tf32, fp16, bf16): the share of them the convolutions "
        "and GEMMs of a TF32 or mixed-precision run reach beside the fp32 kind efficiencies, at most 1 (the datasheet's)"},
+      {"tf32_scale",
+       "a further factor on the TF32 tensor-core peak alone: TF32 convolutions and GEMMs read fp32 operands, twice "
+       "the bytes per FLOP of 16-bit ones, and reach a smaller share of their peak; at most 1"},
+      {"memory_bound_scale",
+       "a factor on the speed of the memory-bound kinds (batch norm, activations, pooling, additions: every kind but "
+       "conv and fc): a derived profile keeps the base's bytes moved per element (Caffe's 2016 kernels) and moves "
+       "only the DRAM roof; a stack whose kernels make fewer passes over an activation (cuDNN's batch norm, fused "
+       "element-wise kernels) runs them faster"},
       {"server_apply_bytes_per_s", "a shard taking in one worker's update"},
       {"server_update_bytes_per_s", "the optimizer's update, once per step when every worker's update is in"},
       {"server_per_peer_s", "a shard's fixed work per worker request per tensor slice"},
@@ -179,7 +188,8 @@ std::string parameter_mechanism(const std::string& name) {
 
 std::vector<std::string*> parameter_sources(Profile& p, const std::string& name) {
   const auto [stack, n] = split_name(name);
-  if (n == "tensor_core_scale") return {&p.sources["peak_flops_per_s_by_precision"]};
+  if (n == "tensor_core_scale" || n == "tf32_scale") return {&p.sources["peak_flops_per_s_by_precision"]};
+  if (n == "memory_bound_scale") return {&p.sources["kind_efficiency"]};
   if (n != "compute_scale") return {stack.empty() ? &p.sources[n] : &p.stacks[stack].sources[n]};
   std::vector<std::string*> out = {&p.sources["peak_flops_per_s"]};
   if (!p.measured.empty()) out.push_back(&p.sources["measured"]);
@@ -203,13 +213,15 @@ std::pair<double, double> parameter_range(const std::string& name) {
   if (n == "pcie_bytes_per_s") return {1e7, 1e12};  // beyond any PCIe or NVLink-C2C link
   if (n == "tcp_host_bytes_per_s") return {1e6, 1e12};  // a kernel TCP stack, per direction
   if (n == "compute_scale") return {1e-3, 1e3};
-  if (n == "tensor_core_scale") return {1e-3, 1.0};  // no faster than the peaks it scales
+  if (n == "tensor_core_scale" || n == "tf32_scale") return {1e-3, 1.0};  // no faster than the peaks it scales
+  if (n == "memory_bound_scale") return {1e-3, 1e3};
   check_fit_parameter(name);
   return {0, 0};
 }
 
 bool is_relative_parameter(const std::string& name) {
-  return name == "compute_scale" || name == "tensor_core_scale";
+  return name == "compute_scale" || name == "tensor_core_scale" || name == "tf32_scale" ||
+         name == "memory_bound_scale";
 }
 
 double profile_parameter(const Profile& p, const std::string& name) {
@@ -254,6 +266,13 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
     } else if (n == "tensor_core_scale") {
       // The tensor-core peaks only; measured points and timings stay what was measured.
       for (auto& [math, peak] : p.peak_flops_by_math) peak *= v;
+    } else if (n == "tf32_scale") {
+      if (auto it = p.peak_flops_by_math.find("tf32"); it != p.peak_flops_by_math.end()) it->second *= v;
+    } else if (n == "memory_bound_scale") {
+      // Every kind but conv and fc, up to the peak (where a kind would stop being
+      // memory-bound); measured timings stay what was measured.
+      for (LayerKind k : kAllLayerKinds)
+        if (!compute_bound_kind(k)) p.kind_efficiency[k] = std::min(1.0, p.efficiency_of(k) * v);
     } else if (double* f = p.parameter_field(n)) {
       *f = v;
     } else {
@@ -461,6 +480,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       " free parameters, Levenberg-Marquardt on relative residuals, best of " +
       std::to_string(fit.starts_tried) + " starts" + (two_stage ? " with the analytic engine" : "") +
       "; RMS residual " + fmt(100 * fit.rms_residual) + "%)";
+  std::string all_peaks, tf32_peak;  // the tensor-core peaks' two factors, said in one source
   for (std::size_t i = 0; i < fit.names.size(); ++i) {
     const int b = fit.lm.at_bound.at(i);
     const std::string value = b != 0
@@ -470,8 +490,15 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
     const auto [stack, n] = split_name(fit.names[i]);
     const std::string fitted = bounded(value + ", " + how, 1500);
     if (n == "tensor_core_scale") {
-      p.sources["peak_flops_per_s_by_precision"] =
-          "base profile " + base.name + "'s tensor-core peaks x tensor_core_scale " + fitted;
+      all_peaks = fitted;
+    } else if (n == "tf32_scale") {
+      tf32_peak = fitted;
+    } else if (n == "memory_bound_scale") {
+      // The derivation's text kept (conv and fc still come from it), the fit said after it.
+      const auto it = base.sources.find("kind_efficiency");
+      p.sources["kind_efficiency"] = bounded(it == base.sources.end() ? "" : it->second, 2400) +
+                                     " Then the memory-bound kinds (all but conv and fc) x memory_bound_scale " +
+                                     fitted;
     } else if (n == "compute_scale") {
       const std::string s = "base profile " + base.name + " x compute_scale " + fitted;
       p.sources["peak_flops_per_s"] = s;
@@ -488,6 +515,12 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       src = parameter_mechanism(n) + " -- fitted: " + fitted;
     }
   }
+  if (!all_peaks.empty() || !tf32_peak.empty())
+    p.sources["peak_flops_per_s_by_precision"] =
+        "base profile " + base.name + "'s tensor-core peaks" +
+        (all_peaks.empty() ? "" : " x tensor_core_scale " + all_peaks) +
+        (tf32_peak.empty() ? "" : std::string(all_peaks.empty() ? "," : ";") + " the tf32 peak further x tf32_scale " +
+                                      tf32_peak);
   p.fit_covariance = merged_covariance(base, fit, m.path, engine.name());
   fit.fitted = p;
   check_loadable(base, fit);

@@ -127,8 +127,9 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       "profile", po::value(&base_ref)->required(), "base profile (its other fields are kept)")(
       "out", po::value(&out)->required(), "fitted profile JSON to write")(
       "free", po::value(&free_list)->default_value(default_free),
-      "parameters to fit, comma-separated: physics (tcp_goodput, pcie_bytes_per_s, "
-      "compute_scale) and software parameters, top-level or STACK.PARAM")(
+      "parameters to fit, comma-separated: physics (tcp_goodput, tcp_host_bytes_per_s, pcie_bytes_per_s, "
+      "compute_scale, tensor_core_scale, tf32_scale, memory_bound_scale) and software parameters, top-level or "
+      "STACK.PARAM")(
       "engine", po::value(&engine_name)->default_value(engine_name),
       "engine that predicts each point: simgrid or analytic (default: possim run's)")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "points predicted in parallel")(

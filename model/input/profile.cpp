@@ -213,10 +213,7 @@ const ThroughputPoint* find_point(const Profile& p, const Network& net, int batc
   return find_point_of(p, net, batch, false);
 }
 
-double efficiency(const Profile& p, LayerKind k) {
-  auto it = p.kind_efficiency.find(k);
-  return it == p.kind_efficiency.end() ? kMemoryBoundEfficiency : it->second;
-}
+double efficiency(const Profile& p, LayerKind k) { return p.efficiency_of(k); }
 
 // GEMMs and convolutions run on the precision's math; the rest are memory-bound passes.
 bool tensor_math_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKind::fc; }
@@ -328,8 +325,9 @@ const std::vector<std::string>& stack_parameter_names() {
 
 const std::vector<std::string>& fit_parameter_names() {
   static const std::vector<std::string> n = [] {
-    std::vector<std::string> v = {"tcp_goodput", "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale",
-                                  "tensor_core_scale"};  // the physics: is_physics_parameter
+    // The physics (is_physics_parameter).
+    std::vector<std::string> v = {"tcp_goodput",       "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale",
+                                  "tensor_core_scale", "tf32_scale",           "memory_bound_scale"};
     for (const auto& s : stack_parameter_names()) v.push_back(s);
     return v;
   }();
@@ -338,7 +336,8 @@ const std::vector<std::string>& fit_parameter_names() {
 
 bool is_physics_parameter(const std::string& name) {
   return name == "tcp_goodput" || name == "tcp_host_bytes_per_s" || name == "pcie_bytes_per_s" ||
-         name == "compute_scale" || name == "tensor_core_scale";
+         name == "compute_scale" || name == "tensor_core_scale" || name == "tf32_scale" ||
+         name == "memory_bound_scale";
 }
 
 bool is_fit_parameter_name(const std::string& name) {
@@ -445,6 +444,11 @@ std::string Profile::compute_source(const Network& net, int batch) const {
   return flop + " alone: no measurement of " + net.name + at + " in profile " + name;
 }
 
+double Profile::efficiency_of(LayerKind k) const {
+  auto it = kind_efficiency.find(k);
+  return it == kind_efficiency.end() ? kMemoryBoundEfficiency : it->second;
+}
+
 double Profile::peak_for(Precision p) const {
   const std::string math = math_of(p);
   if (math == "fp32") return peak_flops_per_s;
@@ -490,7 +494,7 @@ std::string Profile::unmeasured_caveat() const {
 
 namespace {
 const char* const kFitMark = "fitted by possim calibrate fit";
-const char* const kComputeSources[] = {"peak_flops_per_s", "peak_flops_per_s_by_precision"};
+const char* const kComputeSources[] = {"peak_flops_per_s", "peak_flops_per_s_by_precision", "kind_efficiency"};
 
 // A compute source calibrate fit wrote: "... to FILE [precisions: A B] (N points, ...".
 std::optional<Profile::ComputeFit> compute_fit_of(const std::string& text) {

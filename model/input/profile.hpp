@@ -61,7 +61,8 @@ struct SoftwareStack {
 // The top-level fields a stack may override: software costs, never the node's physics.
 const std::vector<std::string>& stack_parameter_names();
 // The parameters possim calibrate fit may free: the node's physics (tcp_goodput,
-// tcp_host_bytes_per_s, pcie_bytes_per_s, compute_scale: a factor on the compute speed) and
+// tcp_host_bytes_per_s, pcie_bytes_per_s, compute_scale: a factor on the compute speed;
+// tensor_core_scale and memory_bound_scale: on the tensor-core peaks, the memory-bound kinds) and
 // the software parameters, top-level ("per_message_s") or one stack's ("STACK.per_message_s").
 const std::vector<std::string>& fit_parameter_names();
 // Whether `name` is one a fit may free: a fit_parameter_names() entry, or "STACK.P" with P a
@@ -170,6 +171,8 @@ struct Profile {
   //    iteration matches a measured throughput for this model (nearest batch), if any;
   // 3. else the FLOP model alone.
   std::vector<LayerTime> layer_times(const Network& net, int batch) const;
+  // A kind's fp32 efficiency: kind_efficiency's, or the memory-bound default where it has none.
+  double efficiency_of(LayerKind k) const;
   // Which of the three rules above layer_times used, for `explain`.
   std::string compute_source(const Network& net, int batch) const;
 

@@ -73,9 +73,6 @@ const std::vector<std::string> kTopFields = {"format",
                                              "interference_comm_slowdown",
                                              "board_note"};
 
-const std::vector<LayerKind> kAllKinds = {
-    LayerKind::conv, LayerKind::fc,     LayerKind::bn,  LayerKind::pool,    LayerKind::relu,
-    LayerKind::lrn,  LayerKind::concat, LayerKind::add, LayerKind::dropout, LayerKind::softmax};
 
 std::string g(double x) {
   char buf[32];
@@ -261,7 +258,7 @@ std::string derive_kind_efficiencies(Profile& p, const Profile& base, const Devi
       " for conv and fc (they keep their fraction of the fp32 peak) and the peak for "
       "the memory-bound kinds (which therefore scale with bandwidth, x " +
       g(Bn / Bb) + "); efficiency = R_n / " + g(Pn) + ". Per kind:";
-  for (LayerKind k : kAllKinds) {
+  for (LayerKind k : kAllLayerKinds) {
     const auto it = base.kind_efficiency.find(k);
     const bool given = it != base.kind_efficiency.end();
     const double eb = given ? it->second : kDefaultMemoryBoundEfficiency;

@@ -13,6 +13,9 @@ struct Shape {
 };
 
 enum class LayerKind { conv, fc, bn, pool, relu, lrn, concat, add, dropout, softmax };
+inline constexpr LayerKind kAllLayerKinds[] = {LayerKind::conv,   LayerKind::fc,  LayerKind::bn,     LayerKind::pool,
+                                               LayerKind::relu,   LayerKind::lrn, LayerKind::concat, LayerKind::add,
+                                               LayerKind::dropout, LayerKind::softmax};
 
 const char* to_string(LayerKind k);
 // Throws std::invalid_argument naming the bad text.

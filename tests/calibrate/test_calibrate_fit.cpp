@@ -21,6 +21,8 @@
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/input/layer_json.hpp"
+#include "model/input/profile_derive.hpp"
+#include "model/workload/zoo.hpp"
 #include "support/run_possim.hpp"
 
 using namespace possim;
@@ -75,12 +77,22 @@ MeasurementSet fit_design() {
 
 // The shipped profile without its software stacks: every strategy then runs on the
 // top-level parameters these tests free.
-Profile stackless(const std::string& name) {
-  Profile p = load_profile(name);
+Profile stackless(Profile p) {
   p.stacks.clear();
   p.default_stacks.clear();
   p.fit_covariance = {};  // it names the stacks' parameters
   return p;
+}
+
+Profile stackless(const std::string& name) {
+  return stackless(load_profile(name));
+}
+
+// The roofline's profile of a GPU, before the shipped profile's fit to published points.
+Profile derived(const std::string& gpu) {
+  const std::string sheets = std::string(POSSIM_SOURCE_DIR) + "/profiles/devices/";
+  return stackless(derive_profile(load_profile("titanx_maxwell"), load_device_sheet(sheets + "titanx_maxwell.json"),
+                                  load_device_sheet(sheets + gpu + ".json"), gpu));
 }
 
 // Iteration times of `truth`, times (1 + noise), noise ~ N(0, sigma^2), seeded.
@@ -455,7 +467,7 @@ TEST_CASE("the shipped titanx_maxwell profile reproduces POSEIDON.md section 9's
 TEST_CASE("single-GPU points at several precisions fit compute_scale and tensor_core_scale apart",
           "[fit][precision]") {
   // V100-like: fp32 points run on the CUDA cores, mixed-precision ones on the tensor cores.
-  const Profile base = stackless("v100");
+  const Profile base = derived("v100");
   const Profile truth = with_parameters(base, {"compute_scale", "tensor_core_scale"}, {0.8, 0.25});
   CHECK(truth.peak_flops_by_math.at("fp16") == Approx(base.peak_flops_by_math.at("fp16") * 0.8 * 0.25));
   MeasurementSet m = design({{"resnet50", 256, "single", 1, 100.0},
@@ -487,6 +499,59 @@ TEST_CASE("single-GPU points at several precisions fit compute_scale and tensor_
   CHECK(fit_cluster(base, flat, opt).rms_residual > 0.05);
   // At most the datasheet's peaks: a scale the points would push past 1 stops there.
   CHECK(parameter_range("tensor_core_scale").second == 1.0);
+}
+
+TEST_CASE("memory_bound_scale speeds the memory-bound kinds alone and tf32_scale the TF32 peak alone",
+          "[fit][precision]") {
+  const Profile base = derived("a100");
+  const Profile m = with_parameters(base, {"memory_bound_scale"}, {3});
+  for (LayerKind k : kAllLayerKinds)
+    CHECK(m.efficiency_of(k) == Approx(base.efficiency_of(k) * (compute_bound_kind(k) ? 1 : 3)).epsilon(1e-12));
+  // By hand on ResNet-50's layers at fp32: a convolution's time unchanged, a batch norm's a third.
+  const Network net = make_zoo_network("resnet50");
+  const auto before = base.layer_times(net, 32), after = m.layer_times(net, 32);
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const double f = compute_bound_kind(net.layers[i].kind) ? 1 : 1.0 / 3;
+    CHECK(after[i].forward_s == Approx(before[i].forward_s * f).epsilon(1e-12));
+  }
+  // Up to the peak only: a kind never computes faster than the device's fp32 peak.
+  const Profile capped = with_parameters(base, {"memory_bound_scale"}, {1e3});
+  for (LayerKind k : kAllLayerKinds) CHECK(capped.efficiency_of(k) <= 1.0);
+  const Profile t = with_parameters(base, {"tf32_scale"}, {0.5});
+  CHECK(t.peak_flops_by_math.at("tf32") == base.peak_flops_by_math.at("tf32") * 0.5);
+  CHECK(t.peak_flops_by_math.at("fp16") == base.peak_flops_by_math.at("fp16"));
+  CHECK(t.peak_flops_per_s == base.peak_flops_per_s);
+  CHECK(parameter_range("tf32_scale").second == 1.0);
+}
+
+TEST_CASE("tf32 and amp points of an A100 fit tf32_scale and memory_bound_scale, as derive_all.sh does",
+          "[fit][precision]") {
+  // A single factor on both tensor peaks moves tf32 and amp_fp16 points alike (their peaks and
+  // their activation bytes both differ by 2): tf32_scale and the memory-bound kinds are what
+  // two precisions tell apart.
+  const Profile base = derived("a100");
+  const Profile truth = with_parameters(base, {"tf32_scale", "memory_bound_scale"}, {0.5, 1.7});
+  MeasurementSet m = design({{"resnet50", 256, "single", 1, 100.0}, {"resnet50", 256, "single", 1, 100.0},
+                             {"resnet50", 128, "single", 1, 100.0}, {"resnet50", 128, "single", 1, 100.0}});
+  m.points[0].precision = m.points[2].precision = Precision::tf32;
+  m.points[1].precision = m.points[3].precision = Precision::amp_fp16;
+  measure(m, truth, 0.0, 7);
+  ClusterFitOptions opt;
+  opt.free = {"tf32_scale", "memory_bound_scale"};
+  const ClusterFit f = fit_cluster(base, m, opt);
+  CHECK(f.values[0] == Approx(0.5).epsilon(1e-4));
+  CHECK(f.values[1] == Approx(1.7).epsilon(1e-4));
+  const std::string peaks = f.fitted.sources.at("peak_flops_per_s_by_precision");
+  CHECK(peaks.find("the tf32 peak further x tf32_scale 0.5") != std::string::npos);
+  // The derivation's kinds kept, the fit said after them; the run header counts it as the compute's fit.
+  const std::string kinds = f.fitted.sources.at("kind_efficiency");
+  CHECK(kinds.rfind("possim profile derive from profile titanx_maxwell", 0) == 0);
+  CHECK(kinds.find("x memory_bound_scale 1.7") != std::string::npos);
+  CHECK(f.fitted.provenance_line().find("compute fitted to 4 measured points at tf32, amp_fp16") != std::string::npos);
+  // The other pair cannot: tensor_core_scale moves both precisions alike.
+  opt.free = {"tensor_core_scale", "memory_bound_scale"};
+  const ClusterFit g = fit_cluster(base, m, opt);
+  CHECK(g.rms_residual > 0.01);
 }
 
 TEST_CASE("a measurement file's precision column is read and checked", "[fit][precision]") {

@@ -70,8 +70,8 @@ TEST_CASE("a profile's fit covariance is written, read back, and refused where i
   CHECK(back.fit_covariance.parameters == p.fit_covariance.parameters);
   CHECK(back.fit_covariance.log_covariance == p.fit_covariance.log_covariance);
   CHECK(back.fit_covariance.source == "a test");
-  // Without one (a derived profile), the file has no such field.
-  CHECK_FALSE(profile_to_json(load_profile("v100")).contains("fit_covariance"));
+  // Without one (a derived profile not fitted since), the file has no such field.
+  CHECK_FALSE(profile_to_json(load_profile("h100")).contains("fit_covariance"));
 
   const auto refused = [&](const std::function<void(nlohmann::ordered_json&)>& edit, const std::string& field) {
     try {

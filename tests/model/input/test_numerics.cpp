@@ -83,9 +83,11 @@ TEST_CASE("a precision whose math the profile has no peak for is refused, naming
   const std::string e = input_error([] { at(tensor_profile(), Precision::amp_bf16); });
   CHECK(e.find("no bf16 peak") != std::string::npos);
   CHECK(e.find("fp32, tf32, amp_fp16, fp16") != std::string::npos);
-  // The shipped profiles carry the datasheets' dense tensor-core peaks: V100 has fp16 only.
+  // The shipped profiles carry the datasheets' dense tensor-core peaks (V100's x the share its
+  // fit to published points found): V100 has fp16 only.
   const Profile v100 = load_profile("v100");
-  CHECK(v100.peak_for(Precision::amp_fp16) == 125e12);
+  CHECK(v100.peak_for(Precision::amp_fp16) > 0);
+  CHECK(v100.peak_for(Precision::amp_fp16) <= 125e12);
   CHECK(v100.peak_for(Precision::tf32) == 0);
   CHECK(input_error([&] { at(v100, Precision::bf16); }).find("no bf16 peak") != std::string::npos);
   const Profile h100 = load_profile("h100");
@@ -153,10 +155,14 @@ TEST_CASE("a scenario's precision and gradient_dtype: defaults, each strategy's 
 }
 
 TEST_CASE("a profile's provenance in one line: derived or measured, its points, its fits", "[numerics][profile]") {
-  const Profile v100 = load_profile("v100");
-  CHECK(v100.provenance_line() ==
+  const Profile h100 = load_profile("h100");
+  CHECK(h100.provenance_line() ==
         "derived from titanx_maxwell by the roofline, no measured point, 7 parameters fitted to measured iterations "
         "of titanx_maxwell's cluster (its software and network, carried over)");
+  CHECK(load_profile("v100").provenance_line() ==
+        "derived from titanx_maxwell by the roofline, compute fitted to 10 measured points at fp32, amp_fp16 "
+        "(traces/measured/published/resnet50_v100.csv), 7 parameters fitted to measured iterations of "
+        "titanx_maxwell's cluster (its software and network, carried over)");
   const Profile tx = load_profile("titanx_maxwell");
   const std::string line = tx.provenance_line();
   CHECK(line.rfind("measured on its device, 6 throughput points and 0 per-layer timing sets (6 at fp32)", 0) == 0);
