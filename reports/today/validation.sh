@@ -66,6 +66,21 @@ trap 'rm -rf "$tmp"' EXIT
     echo '```'
     echo
   done
+  echo "## The other figures the profiles take"
+  echo
+  echo "- **Collective microbenchmarks: none.** No NCCL-tests bus bandwidth is fitted: RDMA's payload share is"
+  echo "  InfiniBand's framing (\`possim profile show v100 --sources\`, \`rdma_efficiency\`), an upper bound, and the"
+  echo "  collectives' rounds are the NIC's line rate times it."
+  echo "- **Interference** (V100, A100, H100, H200 device sheets): x1.035 on a kernel beside a communication kernel"
+  echo "  and x3.197 on a GPU-to-GPU copy beside a GEMM, the medians of possim's own recording on a lent H200"
+  echo "  (\`traces/gpu/h200_2026-11-27/call2/interference.json\`, not a public figure; reports/gpu/README.md);"
+  echo "  the other GPUs carry them unmeasured, as their sheets say."
+  echo "- **The 2016 cluster**, section 9 of POSEIDON.md, on the SimGrid engine (\`possim validate traces/measured/*.csv\`):"
+  echo
+  echo '```'
+  ./possim validate traces/measured/*.csv 2>/dev/null | tail -n 1
+  echo '```'
+  echo
   echo "**Reading it.** The spread between frameworks on one GPU (XLA's fused kernels, MXNet counting"
   echo "data loading) is what the residuals keep: one profile answers for every framework. The fitted"
   echo "factors are the stacks' kernels against the roofline's assumptions, not measured on the GPU:"

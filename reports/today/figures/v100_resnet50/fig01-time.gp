@@ -17,7 +17,8 @@ set yrange [0:0.5]
 set xtics nomirror
 plot 'fig01-time.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 3 title 'net' lc rgb '#d62728', \
-     '' using 4 title 'apply' lc rgb '#8c564b'
+     '' using 4 title 'PCIe' lc rgb '#ff7f0e', \
+     '' using 5 title 'apply' lc rgb '#8c564b'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig01-time.png'
 replot
