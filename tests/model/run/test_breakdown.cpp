@@ -228,4 +228,12 @@ TEST_CASE("results carry the spread of the steady iterations and the dropped wor
   Result one;
   one.iteration_end_s = {2.0};
   CHECK(one.iteration_spread().max_s == 0);
+  // Equal iterations whose end times rounded apart (0.3 - 0.2 != 0.2 - 0.1 in doubles): no spread.
+  Result alike;
+  alike.iteration_end_s = {0.1, 0.2, 0.3, 0.4};
+  REQUIRE(0.3 - 0.2 != 0.2 - 0.1);
+  const Result::Spread a = alike.iteration_spread();
+  CHECK(a.stdev_s == 0);
+  CHECK(a.min_s == a.max_s);
+  CHECK(a.min_s == Approx(0.1));
 }
