@@ -159,7 +159,8 @@ std::string parameter_mechanism(const std::string& name) {
       {"tcp_goodput", "TCP's payload share of the NIC's line rate"},
       {"tcp_host_bytes_per_s", "the payload one node's kernel TCP stack moves per direction"},
       {"pcie_bytes_per_s", "host<->device copy rate over the node's bus"},
-      {"compute_scale", "a factor on the base profile's compute speed"},
+      {"compute_scale",
+       "a factor on the base profile's compute speed, at most what takes its fastest kind to the datasheet's peak"},
       {"tensor_core_scale",
        "a factor on the base profile's tensor-core peaks (tf32, fp16, bf16): the share of them the convolutions "
        "and GEMMs of a TF32 or mixed-precision run reach beside the fp32 kind efficiencies, at most 1 (the datasheet's)"},
@@ -217,6 +218,20 @@ std::pair<double, double> parameter_range(const std::string& name) {
   if (n == "memory_bound_scale") return {1e-3, 1e3};
   check_fit_parameter(name);
   return {0, 0};
+}
+
+std::pair<double, double> parameter_range(const Profile& p, const std::string& name) {
+  auto range = parameter_range(name);
+  if (name == "compute_scale") {
+    // A factor on achieved rates that are shares of the datasheet's peaks: no kind may pass
+    // its peak (V100's conv at 0.8 of 15.7 TFLOP/s stops at x1.25).
+    double fastest = 0;
+    for (LayerKind k : kAllLayerKinds) fastest = std::max(fastest, p.efficiency_of(k));
+    for (const auto& [math, kinds] : p.kind_efficiency_by_math)
+      for (const auto& [kind, e] : kinds) fastest = std::max(fastest, e);
+    if (fastest > 0) range.second = std::min(range.second, 1 / fastest);
+  }
+  return range;
 }
 
 bool is_relative_parameter(const std::string& name) {
@@ -425,9 +440,9 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   lm.lower.clear();
   lm.upper.clear();
   for (const auto& n : fit.names) {
-    const auto [lo, hi] = parameter_range(n);
-    lm.lower.push_back(lo);
-    lm.upper.push_back(hi);
+    fit.ranges.push_back(parameter_range(base, n));
+    lm.lower.push_back(fit.ranges.back().first);
+    lm.upper.push_back(fit.ranges.back().second);
   }
   for (std::size_t i = 0; i < fit.start.size(); ++i)
     fit.start[i] = std::clamp(fit.start[i], lm.lower[i], lm.upper[i]);

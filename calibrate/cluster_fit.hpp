@@ -40,6 +40,9 @@ std::string parameter_mechanism(const std::string& name);
 std::vector<std::string*> parameter_sources(Profile& p, const std::string& name);
 // The physical range a fit keeps each parameter in (tcp_goodput at most 1, ...).
 std::pair<double, double> parameter_range(const std::string& name);
+// The same for a fit of profile p: compute_scale stops where its fastest kind would pass
+// the datasheet's peak (1 / the largest kind efficiency).
+std::pair<double, double> parameter_range(const Profile& p, const std::string& name);
 // `base` with the named parameters set (compute_scale applied relative to base).
 Profile with_parameters(const Profile& base, const std::vector<std::string>& names,
                         const std::vector<double>& values);
@@ -86,6 +89,8 @@ struct PointResult {
 struct ClusterFit {
   std::vector<std::string> names;
   std::vector<double> start, values, sigma;
+  // parameter_range(base, name), by name (empty: parameter_range(name)).
+  std::vector<std::pair<double, double>> ranges;
   std::vector<std::vector<double>> correlation;
   std::vector<PointResult> points;
   double rms_residual = 0;

@@ -68,7 +68,8 @@ nlohmann::json fit_sidecar(const ClusterFit& f, const std::string& measurements_
                       : f.lm.at_bound[i] > 0 ? "upper"
                                              : "no"},
          {"range",
-          {parameter_range(f.names[i]).first, parameter_range(f.names[i]).second}}});
+          {i < f.ranges.size() ? f.ranges[i].first : parameter_range(f.names[i]).first,
+           i < f.ranges.size() ? f.ranges[i].second : parameter_range(f.names[i]).second}}});
   return {
       {"kind", "fit"},
       {"measurements", measurements_path},

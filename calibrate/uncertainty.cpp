@@ -70,7 +70,7 @@ SigmaAxes sigma_axes(const Profile& p, const std::vector<std::string>& parameter
 Profile perturbed(const Profile& p, const std::vector<std::string>& parameters, const std::vector<double>& log_step) {
   std::vector<double> values;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
-    const auto [lo, hi] = parameter_range(parameters[i]);
+    const auto [lo, hi] = parameter_range(p, parameters[i]);
     // A relative parameter moves from 1; the rest are the profile's values, kept in range.
     const double v = profile_parameter(p, parameters[i]) * std::exp(log_step.at(i));
     values.push_back(is_relative_parameter(parameters[i]) ? v : std::clamp(v, lo, hi));

@@ -14,6 +14,7 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/fit.hpp"
+#include "calibrate/fit_quality.hpp"
 #include "calibrate/line_fit.hpp"
 #include "model/input/measurements.hpp"
 #include "calibrate/profile_json.hpp"
@@ -552,6 +553,29 @@ TEST_CASE("tf32 and amp points of an A100 fit tf32_scale and memory_bound_scale,
   opt.free = {"tensor_core_scale", "memory_bound_scale"};
   const ClusterFit g = fit_cluster(base, m, opt);
   CHECK(g.rms_residual > 0.01);
+}
+
+TEST_CASE("compute_scale stops where a kind would pass the datasheet's peak and the fit says so",
+          "[fit][precision][fit_quality]") {
+  // The derived V100's convolutions run at 0.8 of its 15.7 TFLOP/s fp32 peak: compute_scale
+  // can take them to the peak (x1.25), no further. The published V100 points, freed on
+  // compute_scale alone, ask for more: the fit stops at the peak and is judged poor.
+  const Profile base = derived("v100");
+  REQUIRE(base.efficiency_of(LayerKind::conv) == 0.8);
+  CHECK(parameter_range(base, "compute_scale").second == Approx(1.25));
+  CHECK(parameter_range("compute_scale").second == 1e3);  // no profile: the sanity bound
+  const MeasurementSet m =
+      load_measurements(std::string(POSSIM_SOURCE_DIR) + "/traces/measured/published/resnet50_v100.csv", 32);
+  ClusterFitOptions opt;
+  opt.free = {"compute_scale"};
+  const ClusterFit f = fit_cluster(base, m, opt);
+  CHECK(f.values[0] <= 1.25 * (1 + 1e-12));
+  CHECK(f.lm.at_bound[0] == 1);
+  CHECK(f.fitted.peak_flops_per_s * f.fitted.efficiency_of(LayerKind::conv) <= 15.7e12 * (1 + 1e-9));
+  const FitVerdict v = judge_cluster_fit(f);
+  REQUIRE(v.poor());
+  CHECK(v.summary().find("compute_scale = 1.25 is stuck at the upper end of its physical range [0.001, 1.25]") !=
+        std::string::npos);
 }
 
 TEST_CASE("a measurement file's precision column is read and checked", "[fit][precision]") {

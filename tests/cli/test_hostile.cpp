@@ -470,22 +470,22 @@ TEST_CASE("the analytic engine refuses what it cannot run and says what it appro
 TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2: a fit possim's "
           "profile check rejects is a fit failure naming the parameter", "[cli][hostile][fit]") {
   const fs::path dir = scratch("hostile", "fit");
-  // Iterations barely above the profile's per_iteration_s: compute_scale runs to its
-  // upper bound, where the profile's VGG19 throughput point leaves no time for layers.
+  // Iterations of half a minute: per_iteration_s runs to its upper bound (10 s), where the
+  // profile's VGG19 throughput point leaves no time for layers.
   write_file(dir / "fast.csv",
-        "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,single,1,10,0.00101\n"
-        "alexnet,single,1,10,0.00101\n");
+        "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,single,1,10,30\n"
+        "alexnet,single,1,10,30\n");
   const std::string fit =
       "calibrate fit fast.csv --profile titanx_maxwell --engine analytic --out fitted.json -q ";
   for (const std::string bad : {"--shards 0", "--shards -2", "--free compute_scale,compute_scale",
                                 "--free tcp_goodput,per_message_s,tcp_goodput", "--latency-us nan",
                                 "--start compute_scale=inf"})
     refused(run_possim(fit + bad, dir, kTimeout), dir, bad.substr(0, bad.find(' ')));
-  const Output o = run_possim(fit + "--free compute_scale", dir, kTimeout);
+  const Output o = run_possim(fit + "--free per_iteration_s", dir, kTimeout);
   INFO(o.err);
   CHECK(o.status == 1);
   CHECK(count_lines(o.err) == 1);
-  CHECK(o.err.find("fit failed: compute_scale = 1000") != std::string::npos);
+  CHECK(o.err.find("fit failed: per_iteration_s = 10") != std::string::npos);
   CHECK(o.err.find("fitted.json") == std::string::npos);  // the output file is not at fault
   CHECK_FALSE(fs::exists(dir / "fitted.json"));
   CHECK_FALSE(fs::exists(dir / "fitted.calibration.json"));
