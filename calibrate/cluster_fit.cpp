@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "calibrate/profile_json.hpp"
-#include "model/input/profile_derive.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"

@@ -29,8 +29,8 @@ const std::vector<std::string>& default_fit_parameters();
 // Throws InputError naming --free for an unknown name.
 void check_fit_parameter(const std::string& name);
 void check_fit_parameter(const Profile& base, const std::string& name);
-// Factors on the base profile's compute (compute_scale, tensor_core_scale): their value in
-// a profile is 1, and a fit or a perturbation multiplies.
+// Factors on the base profile's compute (compute_scale, tensor_core_scale, tf32_scale,
+// memory_bound_scale): their value in a profile is 1, and a fit or a perturbation multiplies.
 bool is_relative_parameter(const std::string& name);
 double profile_parameter(const Profile& p, const std::string& name);  // a relative parameter: 1
 // The mechanism a parameter stands for, one short phrase (README's table): the head of a
@@ -89,7 +89,7 @@ struct PointResult {
 struct ClusterFit {
   std::vector<std::string> names;
   std::vector<double> start, values, sigma;
-  // parameter_range(base, name), by name (empty: parameter_range(name)).
+  // parameter_range(base, name), by name (empty: parameter_range(name)); read through range().
   std::vector<std::pair<double, double>> ranges;
   std::vector<std::vector<double>> correlation;
   std::vector<PointResult> points;
@@ -98,6 +98,9 @@ struct ClusterFit {
   int starts_tried = 0;
   int best_start = 0;  // 0: the given start
   Profile fitted;      // base with the fitted values; sources say so
+  std::pair<double, double> range(std::size_t i) const {
+    return i < ranges.size() ? ranges[i] : parameter_range(names.at(i));
+  }
 };
 
 // The fitted profile's covariance: this fit's determined parameters (finite sigma, inside

@@ -49,7 +49,7 @@ FitVerdict judge_cluster_fit(const ClusterFit& f) {
   for (std::size_t i = 0; i < f.names.size() && i < f.lm.at_bound.size(); ++i) {
     const int b = f.lm.at_bound[i];
     if (b == 0 || b == free_end(f.names[i])) continue;
-    const auto [lo, hi] = i < f.ranges.size() ? f.ranges[i] : parameter_range(f.names[i]);
+    const auto [lo, hi] = f.range(i);
     v.problems.push_back(f.names[i] + " = " + g(f.values.at(i)) + " is stuck at the " +
                          (b < 0 ? "lower" : "upper") + " end of its physical range [" + g(lo) + ", " + g(hi) +
                          "]: the points ask for a value no such mechanism has");

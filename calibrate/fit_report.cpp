@@ -68,8 +68,7 @@ nlohmann::json fit_sidecar(const ClusterFit& f, const std::string& measurements_
                       : f.lm.at_bound[i] > 0 ? "upper"
                                              : "no"},
          {"range",
-          {i < f.ranges.size() ? f.ranges[i].first : parameter_range(f.names[i]).first,
-           i < f.ranges.size() ? f.ranges[i].second : parameter_range(f.names[i]).second}}});
+          {f.range(i).first, f.range(i).second}}});
   return {
       {"kind", "fit"},
       {"measurements", measurements_path},

@@ -213,10 +213,6 @@ const ThroughputPoint* find_point(const Profile& p, const Network& net, int batc
   return find_point_of(p, net, batch, false);
 }
 
-double efficiency(const Profile& p, LayerKind k) { return p.efficiency_of(k); }
-
-// GEMMs and convolutions run on the precision's math; the rest are memory-bound passes.
-bool tensor_math_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKind::fc; }
 
 // A layer's achieved FLOP/s and the factor on its time at the applied precision. GEMMs and
 // convolutions: the math's peak x its efficiency (the fp32 efficiency where none is given).
@@ -224,9 +220,10 @@ bool tensor_math_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKi
 // (a 16-bit pass moves half the bytes of an fp32 one).
 std::pair<double, double> rate_and_factor(const Profile& p, LayerKind k) {
   const Precision prec = p.numerics.precision;
-  if (prec == Precision::fp32) return {p.peak_flops_per_s * efficiency(p, k), 1.0};
-  if (!tensor_math_kind(k)) return {p.peak_flops_per_s * efficiency(p, k), bytes_per_value(activation_dtype(prec)) / 4};
-  double eff = efficiency(p, k);
+  if (prec == Precision::fp32) return {p.peak_flops_per_s * p.efficiency_of(k), 1.0};
+  if (!compute_bound_kind(k))
+    return {p.peak_flops_per_s * p.efficiency_of(k), bytes_per_value(activation_dtype(prec)) / 4};
+  double eff = p.efficiency_of(k);
   auto m = p.kind_efficiency_by_math.find(math_of(prec));
   if (m != p.kind_efficiency_by_math.end()) {
     auto e = m->second.find(k);
@@ -323,11 +320,19 @@ const std::vector<std::string>& stack_parameter_names() {
   return n;
 }
 
+namespace {
+// The node's physics a fit may free: no stack overrides them.
+const std::vector<std::string>& physics_parameter_names() {
+  static const std::vector<std::string> n = {"tcp_goodput",   "tcp_host_bytes_per_s", "pcie_bytes_per_s",
+                                             "compute_scale", "tensor_core_scale",    "tf32_scale",
+                                             "memory_bound_scale"};
+  return n;
+}
+}  // namespace
+
 const std::vector<std::string>& fit_parameter_names() {
   static const std::vector<std::string> n = [] {
-    // The physics (is_physics_parameter).
-    std::vector<std::string> v = {"tcp_goodput",       "tcp_host_bytes_per_s", "pcie_bytes_per_s", "compute_scale",
-                                  "tensor_core_scale", "tf32_scale",           "memory_bound_scale"};
+    std::vector<std::string> v = physics_parameter_names();
     for (const auto& s : stack_parameter_names()) v.push_back(s);
     return v;
   }();
@@ -335,9 +340,8 @@ const std::vector<std::string>& fit_parameter_names() {
 }
 
 bool is_physics_parameter(const std::string& name) {
-  return name == "tcp_goodput" || name == "tcp_host_bytes_per_s" || name == "pcie_bytes_per_s" ||
-         name == "compute_scale" || name == "tensor_core_scale" || name == "tf32_scale" ||
-         name == "memory_bound_scale";
+  const auto& n = physics_parameter_names();
+  return std::find(n.begin(), n.end(), name) != n.end();
 }
 
 bool is_fit_parameter_name(const std::string& name) {

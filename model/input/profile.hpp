@@ -62,7 +62,8 @@ struct SoftwareStack {
 const std::vector<std::string>& stack_parameter_names();
 // The parameters possim calibrate fit may free: the node's physics (tcp_goodput,
 // tcp_host_bytes_per_s, pcie_bytes_per_s, compute_scale: a factor on the compute speed;
-// tensor_core_scale and memory_bound_scale: on the tensor-core peaks, the memory-bound kinds) and
+// tensor_core_scale, tf32_scale, memory_bound_scale: on the tensor-core peaks, the TF32 peak,
+// the memory-bound kinds) and
 // the software parameters, top-level ("per_message_s") or one stack's ("STACK.per_message_s").
 const std::vector<std::string>& fit_parameter_names();
 // Whether `name` is one a fit may free: a fit_parameter_names() entry, or "STACK.P" with P a

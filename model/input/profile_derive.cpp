@@ -73,7 +73,6 @@ const std::vector<std::string> kTopFields = {"format",
                                              "interference_comm_slowdown",
                                              "board_note"};
 
-
 std::string g(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", x);
@@ -130,7 +129,6 @@ std::string shown(const std::string& path) {
 
 }  // namespace
 
-bool compute_bound_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKind::fc; }
 
 double pcie_raw_bytes_per_s(int generation, int lanes) {
   if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16)

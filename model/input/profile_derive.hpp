@@ -64,7 +64,4 @@ constexpr double kDefaultMemoryBoundEfficiency = 0.005;
 Profile derive_profile(const Profile& base, const DeviceSheet& base_sheet,
                        const DeviceSheet& target, const std::string& name);
 
-// Is this kind bound by compute (conv, fc) rather than by memory bandwidth?
-bool compute_bound_kind(LayerKind k);
-
 }  // namespace possim

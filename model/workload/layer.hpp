@@ -16,6 +16,9 @@ enum class LayerKind { conv, fc, bn, pool, relu, lrn, concat, add, dropout, soft
 inline constexpr LayerKind kAllLayerKinds[] = {LayerKind::conv,   LayerKind::fc,  LayerKind::bn,     LayerKind::pool,
                                                LayerKind::relu,   LayerKind::lrn, LayerKind::concat, LayerKind::add,
                                                LayerKind::dropout, LayerKind::softmax};
+// GEMMs and convolutions: bound by compute (and run on a precision's tensor-core math); every
+// other kind is a memory-bound pass.
+inline bool compute_bound_kind(LayerKind k) { return k == LayerKind::conv || k == LayerKind::fc; }
 
 const char* to_string(LayerKind k);
 // Throws std::invalid_argument naming the bad text.
