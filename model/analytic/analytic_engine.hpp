@@ -52,6 +52,13 @@ inline bool analytic_may_differ(const Result& r) {
 // The one line `possim run` and `possim plan` print when `flagged` of `points` may differ.
 std::string analytic_queue_warning(std::size_t flagged, std::size_t points);
 
+// Compute/communication interference is scheduled in one pass, in time order, each kernel
+// and GPU-to-GPU transfer at the rate what else is in flight allows at each moment. Its
+// schedule is the fixed point of fluid passes (list schedule again, each instance slowed
+// where the schedule had the other kind in flight): the fraction of the schedule's length
+// by which one more such pass moves an instance, for tests (0 up to rounding).
+double interference_fixed_point_gap(const SyncPlan& plan);
+
 // What the engine approximates for this scenario ("" when nothing): with stragglers under
 // BSP, one worker stands for all.
 std::string analytic_caveat(const Scenario& s);

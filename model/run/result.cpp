@@ -24,9 +24,11 @@ Result::Spread Result::iteration_spread() const {
   for (double x : d) mean += x / double(d.size());
   for (double x : d) var += (x - mean) * (x - mean) / double(d.size());
   out.stdev_s = std::sqrt(var);
-  // Iterations alike in exact arithmetic differ by the rounding of their end times (a few
-  // ulps of the last end): below that the spread is noise, not a figure (1e-16 s printed).
-  const double resolution = 8 * std::numeric_limits<double>::epsilon() * iteration_end_s.back();
+  // Iterations alike in exact arithmetic differ by the rounding of their end times: each
+  // is a chain of sums of absolute times (and, slowed by interference, of segments at each
+  // change of rate), tens of ulps of the last end: below that the spread is noise, not a
+  // figure (1e-14 s printed).
+  const double resolution = 64 * std::numeric_limits<double>::epsilon() * iteration_end_s.back();
   if (out.max_s - out.min_s <= resolution) {
     out.min_s = out.max_s = mean;
     out.stdev_s = 0;
