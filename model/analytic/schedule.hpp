@@ -1,0 +1,97 @@
+// The analytic engine's schedules of its one representative worker (analytic_engine.hpp):
+// what they take (the plan's template tasks prepared once, each iteration's inputs) and what
+// they give (each instance's start and finish, and what held it back). list_schedule.cpp
+// serves each resource first come, first served; interfered_schedule.cpp does the same in
+// time order where compute/communication interference changes speeds as things overlap.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "model/plan/instance_graph.hpp"
+#include "model/plan/node_load.hpp"
+#include "model/plan/sync_plan.hpp"
+#include "model/run/breakdown.hpp"
+
+namespace possim::analytic {
+
+// The representative worker's resources, each serialized.
+enum Res { gpu, pcie_d2h, pcie_h2d, d2d, server_cpu, worker_tx, worker_rx, server_tx, server_rx, host_cpu, kNumRes };
+
+// Resources a task holds, as a small list (at most two: a NIC tx and a NIC rx).
+struct Held {
+  std::array<int, 2> res{{-1, -1}};
+};
+
+// Template tasks with what list scheduling needs: duration, hold, resources, dependents.
+struct Prepared {
+  std::vector<double> dur, hold;
+  std::vector<Held> held;
+  TemplateDependents dependents;
+  std::vector<NodeLoad> load;
+  NodeBytes per_node;  // each node's bytes over the network tasks, as node_load places them
+};
+
+Prepared prepare(const SyncPlan& plan);
+
+// The representative worker is the slowest one not dropped (BSP waits for it); a shard
+// applies the updates of the workers not dropped.
+struct IterationInput {
+  double slowdown = 1;
+  double active_share = 1;  // workers aggregated / workers
+};
+
+std::vector<IterationInput> iteration_inputs(const SyncPlan& plan, int k);
+
+// Instance (t, i) of a template task under iteration t's inputs: (duration, hold).
+inline std::pair<double, double> instance_cost(const SyncPlan& plan, const Prepared& p, std::size_t i,
+                                        const IterationInput& in) {
+  const Task& task = plan.tasks[i];
+  if (task.resource == Resource::gpu) return {p.dur[i] * in.slowdown, p.hold[i] * in.slowdown};
+  if (task.resource == Resource::server_cpu && in.active_share != 1.0) {  // per-byte part: the updates
+    const double fixed = task.duration_s;
+    return {fixed + (p.dur[i] - fixed) * in.active_share, fixed + (p.hold[i] - fixed) * in.active_share};
+  }
+  return {p.dur[i], p.hold[i]};
+}
+
+struct Schedule {
+  Schedule(const SyncPlan& plan, int k)
+      : n(plan.tasks.size()),
+        start(n * std::size_t(k), 0.0),
+        finish(n * std::size_t(k), 0.0),
+        path(plan, n * std::size_t(k), k) {}
+  std::size_t n;
+  std::vector<double> start, finish;
+  // Per instance, what held it back (model/run/breakdown.hpp): written as it is scheduled.
+  CriticalPath path;
+  std::size_t id(int t, std::size_t i) const { return std::size_t(t) * n + i; }
+};
+
+// An instance ready to be scheduled: ready time, then iteration and task (one key:
+// iteration in the high half), the list schedule's order.
+struct ReadyItem {
+  double ready_s;
+  std::uint64_t key;
+  ReadyItem(double r, int t, std::uint32_t i) : ready_s(r), key(std::uint64_t(t) << 32 | i) {}
+  bool operator>(const ReadyItem& o) const { return ready_s != o.ready_s ? ready_s > o.ready_s : key > o.key; }
+};
+using ReadyHeap = std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<ReadyItem>>;
+
+// List scheduling: an instance starts when its deps are done and its resources are free;
+// ties go to the instance that became ready first (list_schedule.cpp).
+Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
+
+// The same with compute/communication interference, in one pass (interfered_schedule.cpp).
+Schedule interfered_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
+
+// How far one fluid pass over a schedule's own overlaps moves its instances, as a fraction
+// of its length: 0 for the fixed point.
+double fluid_pass_gap(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs,
+                      const Schedule& s);
+
+}  // namespace possim::analytic
