@@ -4,6 +4,8 @@
 #include "model/plan/work_count.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace possim {
 
@@ -31,8 +33,9 @@ Result begin_result(const SyncPlan& plan, const char* engine, std::vector<double
 
 void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
   r.layers.clear();
+  r.layers.reserve(plan.decisions.size());
   for (const LayerDecision& d : plan.decisions) {
-    LayerResult row;
+    LayerResult& row = r.layers.emplace_back();
     const PlanLayer& l = plan.layers.at(std::size_t(d.layer));
     row.layer = d.layer;
     row.name = l.name;
@@ -43,25 +46,23 @@ void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
     row.sfb_params = d.sfb_params;
     row.adam_params = d.adam_params;
     row.why = d.why;
-    r.layers.push_back(row);
   }
   const std::size_t k = r.iteration_end_s.size();
   const double iter_start = k > 1 ? r.iteration_end_s[k - 2] : 0.0;
-  // Each layer's sync tasks, found in one pass over the tasks (not one pass per layer: a
-  // model of 100,000 layers would take minutes).
-  std::vector<std::vector<std::size_t>> sync_tasks(plan.layers.size());
+  // Each layer's sync span, in one pass over the tasks in plan order (not one pass per
+  // layer: a model of 100,000 layers would take minutes).
+  std::vector<std::pair<double, double>> sync(plan.layers.size(), {LayerResult{}.sync_start_s, LayerResult{}.sync_end_s});
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const Task& t = plan.tasks[i];
-    if (t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() && !t.pass()) sync_tasks[std::size_t(t.layer)].push_back(i);
+    if (t.layer < 0 || std::size_t(t.layer) >= plan.layers.size() || t.pass()) continue;
+    const auto [start, finish] = span(i);
+    const double s = start - iter_start, f = finish - iter_start;
+    auto& [first, last] = sync[std::size_t(t.layer)];
+    first = first < 0 ? s : std::min(first, s);
+    last = std::max(last, f);
   }
   work::count(plan.tasks.size() + r.layers.size());
-  for (LayerResult& row : r.layers)
-    for (const std::size_t i : sync_tasks.at(std::size_t(row.layer))) {
-      const auto [start, finish] = span(i);
-      const double s = start - iter_start, f = finish - iter_start;
-      row.sync_start_s = row.sync_start_s < 0 ? s : std::min(row.sync_start_s, s);
-      row.sync_end_s = std::max(row.sync_end_s, f);
-    }
+  for (LayerResult& row : r.layers) std::tie(row.sync_start_s, row.sync_end_s) = sync.at(std::size_t(row.layer));
 }
 
 }  // namespace possim
