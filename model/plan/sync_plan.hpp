@@ -32,6 +32,7 @@
 
 #include "model/input/cluster.hpp"
 #include "model/input/consistency.hpp"
+#include "model/plan/dep_list.hpp"
 #include "model/plan/resource.hpp"
 #include "model/plan/step.hpp"
 #include "model/plan/stragglers.hpp"
@@ -58,11 +59,6 @@ enum class CollectiveKind : std::uint8_t {
 };
 const char* to_string(CollectiveKind k);
 
-struct Dep {
-  std::uint32_t task = 0;
-  std::uint32_t lag = 0;
-};
-
 struct Task {
   Resource resource = Resource::gpu;
   Scope scope = Scope::worker;
@@ -79,7 +75,7 @@ struct Task {
   int chunks = 1;         // collective: pipeline chunks per channel
   int tensor = -1;        // index into SyncPlan::tensors (to/from shards, server_cpu)
   double scale = 1.0;     // bytes on the wire per byte of tensor (1-bit: ~1/32)
-  std::vector<Dep> deps;
+  DepList deps;
 
   // The layer's own forward or backward pass (not part of its synchronization).
   bool pass() const { return is_pass(step); }
