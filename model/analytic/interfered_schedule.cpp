@@ -31,17 +31,7 @@ class InterferedScheduler {
   }
 
   Schedule run() {
-    std::vector<ReadyItem> storage;
-    storage.reserve(s_.start.size());
-    ready_ = ReadyHeap(std::greater<ReadyItem>(), std::move(storage));
-    for (int t = 0; t < k_; ++t)
-      for (std::size_t i = 0; i < s_.n; ++i) {
-        int need = 0;
-        for (const Dep& d : plan_.tasks[i].deps)
-          if (t - int(d.lag) >= 0) ++need;
-        pending_[s_.id(t, i)] = need;
-        if (need == 0) ready_.emplace(0.0, t, std::uint32_t(i));
-      }
+    ready_ = initially_ready(plan_, s_, k_, pending_);
     for (;;) {
       const int slot = next_finish();
       const double tv = slot >= 0 ? run_[slot].finish : kInf;

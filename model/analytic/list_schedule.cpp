@@ -65,17 +65,7 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
   const int k = int(inputs.size());
   Schedule s(plan, k);
   std::vector<int> pending(s.start.size());
-  std::vector<ReadyItem> storage;
-  storage.reserve(s.start.size());
-  ReadyHeap heap(std::greater<ReadyItem>(), std::move(storage));
-  for (int t = 0; t < k; ++t)
-    for (std::size_t i = 0; i < s.n; ++i) {
-      int need = 0;
-      for (const Dep& d : plan.tasks[i].deps)
-        if (t - int(d.lag) >= 0) ++need;
-      pending[s.id(t, i)] = need;
-      if (need == 0) heap.emplace(0.0, t, std::uint32_t(i));
-    }
+  ReadyHeap heap = initially_ready(plan, s, k, pending);
   std::array<double, kNumRes> free_at{};
   std::array<std::int64_t, kNumRes> holder;
   holder.fill(InstanceTiming::kNone);
@@ -153,6 +143,21 @@ Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
 }
 
 }  // namespace
+
+ReadyHeap initially_ready(const SyncPlan& plan, const Schedule& s, int k, std::vector<int>& pending) {
+  std::vector<ReadyItem> storage;
+  storage.reserve(s.start.size());
+  ReadyHeap heap(std::greater<ReadyItem>(), std::move(storage));
+  for (int t = 0; t < k; ++t)
+    for (std::size_t i = 0; i < s.n; ++i) {
+      int need = 0;
+      for (const Dep& d : plan.tasks[i].deps)
+        if (t - int(d.lag) >= 0) ++need;
+      pending[s.id(t, i)] = need;
+      if (need == 0) heap.emplace(0.0, t, std::uint32_t(i));
+    }
+  return heap;
+}
 
 Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {
   return list_schedule(plan, p, inputs, nullptr);

@@ -82,6 +82,10 @@ struct ReadyItem {
 };
 using ReadyHeap = std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<ReadyItem>>;
 
+// The instances that wait for nothing, in the schedule's order; `pending` gets each
+// instance's count of dependencies within the run (those before iteration 0 are met).
+ReadyHeap initially_ready(const SyncPlan& plan, const Schedule& s, int k, std::vector<int>& pending);
+
 // List scheduling: an instance starts when its deps are done and its resources are free;
 // ties go to the instance that became ready first (list_schedule.cpp).
 Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
