@@ -3,17 +3,21 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include "model/run/shared_types.hpp"
+
 namespace possim {
 
 namespace {
 
 using MakeFn = Engine* (*)(const EngineRequest*);
+using TypesFn = std::uint64_t (*)();
 
 MakeFn load() {
   static std::once_flag once;
@@ -40,8 +44,19 @@ MakeFn load() {
                 " (build it with cmake --build build, or set POSSIM_SIMGRID_MODULE)";
       return;
     }
-    make = reinterpret_cast<MakeFn>(::dlsym(handle, "possim_simgrid_make"));
-    if (!make) failure = path + " has no possim_simgrid_make: not possim's SimGrid module";
+    const auto types = reinterpret_cast<TypesFn>(::dlsym(handle, "possim_simgrid_types"));
+    const auto maker = reinterpret_cast<MakeFn>(::dlsym(handle, "possim_simgrid_make"));
+    if (!maker || !types) {
+      failure = path + " has no possim_simgrid_make or possim_simgrid_types: not this possim's SimGrid module";
+    } else if (types() != shared_types_fingerprint()) {
+      // Built from other sources: it would read this program's plans and results through
+      // other layouts.
+      failure = path + " was built from other sources than this program (the types they share differ): " +
+                "rebuild both with cmake --build build, or set POSSIM_SIMGRID_MODULE to the module built with it";
+    } else {
+      make = maker;
+    }
+    if (!make) ::dlclose(handle);
   });
   if (!make) throw std::runtime_error(failure);
   return make;

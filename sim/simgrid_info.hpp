@@ -4,6 +4,7 @@
 // engine itself (register_simgrid_engine()).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "model/run/engine_registry.hpp"
@@ -21,3 +22,6 @@ std::unique_ptr<Engine> make_simgrid_engine(const EngineRequest& q);
 
 // The module's one entry point (sim/module_entry.cpp): a new engine the caller owns.
 extern "C" possim::Engine* possim_simgrid_make(const possim::EngineRequest* request);
+// The layouts of the types it shares with the program that loads it (model/run/shared_types.hpp),
+// as it was compiled: the loader refuses a module whose value is not its own.
+extern "C" std::uint64_t possim_simgrid_types();

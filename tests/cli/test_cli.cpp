@@ -230,6 +230,12 @@ TEST_CASE("possim maps SimGrid only to run it, from its module, and names a modu
   const Output sim = possim::test::run_command(broken + "run s.json -q --out s", dir);
   CHECK(sim.status != 0);
   CHECK(sim.err.find("cannot load the SimGrid engine from /nonexistent/libpossim_simgrid.so") != std::string::npos);
+  // A module built from other sources than this program: refused by name, never called.
+  const Output foreign = possim::test::run_command(
+      "POSSIM_SIMGRID_MODULE='" + std::string(POSSIM_FOREIGN_MODULE) + "' '" + bin + "' run s.json -q --out f", dir);
+  CHECK(foreign.status != 0);
+  CHECK(foreign.err.find("was built from other sources than this program") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "f" / "results.csv"));
   // With the module: the SimGrid run works.
   CHECK(run_possim("run s.json -q --out s", dir).status == 0);
 }
