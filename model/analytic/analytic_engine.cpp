@@ -34,8 +34,7 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
   const double mean = std::max(l.tx_bytes_mean, l.rx_bytes_mean);
   // Latency and per-message software cost delay the task but use no bandwidth.
   const double rate = plan.nic_bytes_per_s();
-  const double launch = t.pattern == FlowPattern::collective ? r.collective_launch_s : 0.0;
-  return {busiest / rate + fixed + l.messages_max * r.per_message_s + launch, mean / rate};
+  return {busiest / rate + fixed + l.messages_max * r.per_message_s + launch_seconds(r, t), mean / rate};
 }
 
 namespace analytic {

@@ -5,6 +5,7 @@
 
 #include "model/analytic/schedule.hpp"
 #include "model/plan/interference.hpp"
+#include "model/plan/task_cost.hpp"
 #include "model/plan/work_count.hpp"
 
 namespace possim::analytic {
@@ -62,29 +63,15 @@ struct Interference {
 // flight (Interference).
 Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs,
                        const Interference* inter) {
-  const int k = int(inputs.size());
-  Schedule s(plan, k);
-  std::vector<int> pending(s.start.size());
-  ReadyHeap heap = initially_ready(plan, s, k, pending);
-  std::array<double, kNumRes> free_at{};
-  std::array<std::int64_t, kNumRes> holder;
-  holder.fill(InstanceTiming::kNone);
-  std::uint64_t listed = 0;
-  while (!heap.empty()) {
-    ++listed;
-    const double r = heap.top().ready_s;
-    const int t = int(heap.top().key >> 32);
-    const std::uint32_t i = std::uint32_t(heap.top().key);
-    heap.pop();
-    const std::size_t me = s.id(t, i);
-    InstanceTiming& x = s.path.at(me);
+  ScheduleRun run(plan, p, inputs);
+  while (!run.ready.empty()) {
+    const double r = run.ready.top().ready_s;
+    const int t = int(run.ready.top().key >> 32);
+    const std::uint32_t i = std::uint32_t(run.ready.top().key);
+    run.ready.pop();
+    const std::size_t me = run.s.id(t, i);
     auto [dur, hold] = instance_cost(plan, p, i, inputs[std::size_t(t)]);
-    double start = r;
-    for (int res : p.held[i].res)
-      if (res >= 0 && free_at[std::size_t(res)] > start) {
-        start = free_at[std::size_t(res)];
-        x.queued_behind = holder[std::size_t(res)];
-      }
+    const double start = run.earliest(p.held[i], r, run.s.path.at(me));
     if (inter) {
       const Task& task = plan.tasks[i];
       double d = dur;
@@ -95,38 +82,14 @@ Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vecto
       hold += d - dur;
       dur = d;
     }
-    for (int res : p.held[i].res)
-      if (res >= 0) {
-        free_at[std::size_t(res)] = start + hold;
-        holder[std::size_t(res)] = std::int64_t(me);
-      }
-    s.start[me] = x.start_s = start;
-    s.finish[me] = start + dur;
-    x.task = std::uint32_t(i);
-    const bool gpu = plan.tasks[i].resource == Resource::gpu;
-    x.slowdown = gpu ? float(inputs[std::size_t(t)].slowdown) : 1.0f;
-    s.path.finished(me, t, start + dur);
-    if (gpu) s.path.gpu_busy(me, start, start + dur);
-    for (const Dep& d : p.dependents[i]) {
-      const int u = t + int(d.lag);
-      if (u >= k) continue;
-      const std::size_t j = s.id(u, d.task);
-      InstanceTiming& y = s.path.at(j);
-      if (start + dur >= y.ready_s) {
-        y.ready_s = start + dur;
-        y.released_by = std::int64_t(me);
-      }
-      if (--pending[j] == 0) heap.emplace(y.ready_s, u, d.task);
-    }
-    listed += p.dependents[i].size();
+    run.hold(p.held[i], start + hold, me);
+    run.ran(t, i, start, start + dur);
   }
-  work::count(listed);
-  return s;
+  return run.finish();
 }
 
 // When a schedule has each worker's communication kernels and GPU kernels in flight.
 Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
-  const Rates& r = plan.rates;
   Interference in;
   for (int t = 0; t < k; ++t)
     for (std::size_t i = 0; i < s.n; ++i) {
@@ -134,8 +97,7 @@ Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
       const double a = s.start[s.id(t, i)], b = s.finish[s.id(t, i)];
       if (task.resource == Resource::gpu) in.kernels.add(a, b);
       // A collective's kernel runs after its launch (coordination and the launch itself).
-      const double launch = task.pattern == FlowPattern::collective ? r.collective_launch_s : 0.0;
-      if (runs_comm_kernel(task)) in.comm.add(std::min(b, a + launch), b);
+      if (runs_comm_kernel(task)) in.comm.add(std::min(b, a + launch_seconds(plan.rates, task)), b);
     }
   in.comm.merge();
   in.kernels.merge();
@@ -144,19 +106,49 @@ Interference in_flight(const SyncPlan& plan, const Schedule& s, int k) {
 
 }  // namespace
 
-ReadyHeap initially_ready(const SyncPlan& plan, const Schedule& s, int k, std::vector<int>& pending) {
+ScheduleRun::ScheduleRun(const SyncPlan& plan_, const Prepared& p_, const std::vector<IterationInput>& inputs_)
+    : plan(plan_), p(p_), inputs(inputs_), k(int(inputs_.size())), s(plan_, k), pending_(s.start.size()) {
+  holder_.fill(InstanceTiming::kNone);
   std::vector<ReadyItem> storage;
   storage.reserve(s.start.size());
-  ReadyHeap heap(std::greater<ReadyItem>(), std::move(storage));
+  ready = ReadyHeap(std::greater<ReadyItem>(), std::move(storage));
   for (int t = 0; t < k; ++t)
     for (std::size_t i = 0; i < s.n; ++i) {
       int need = 0;
       for (const Dep& d : plan.tasks[i].deps)
         if (t - int(d.lag) >= 0) ++need;
-      pending[s.id(t, i)] = need;
-      if (need == 0) heap.emplace(0.0, t, std::uint32_t(i));
+      pending_[s.id(t, i)] = need;
+      if (need == 0) ready.emplace(0.0, t, std::uint32_t(i));
     }
-  return heap;
+}
+
+void ScheduleRun::ran(int t, std::uint32_t i, double start, double end) {
+  const std::size_t me = s.id(t, i);
+  InstanceTiming& x = s.path.at(me);
+  s.start[me] = x.start_s = start;
+  s.finish[me] = end;
+  x.task = i;
+  const bool gpu = plan.tasks[i].resource == Resource::gpu;
+  x.slowdown = gpu ? float(inputs[std::size_t(t)].slowdown) : 1.0f;
+  s.path.finished(me, t, end);
+  if (gpu) s.path.gpu_busy(me, start, end);
+  for (const Dep& d : p.dependents[i]) {
+    const int u = t + int(d.lag);
+    if (u >= k) continue;
+    const std::size_t j = s.id(u, d.task);
+    InstanceTiming& y = s.path.at(j);
+    if (end >= y.ready_s) {
+      y.ready_s = end;
+      y.released_by = std::int64_t(me);
+    }
+    if (--pending_[j] == 0) ready.emplace(y.ready_s, u, d.task);
+  }
+  listed_ += 1 + p.dependents[i].size();
+}
+
+Schedule ScheduleRun::finish() {
+  work::count(listed_);
+  return std::move(s);
 }
 
 Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs) {

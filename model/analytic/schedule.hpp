@@ -82,9 +82,52 @@ struct ReadyItem {
 };
 using ReadyHeap = std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<ReadyItem>>;
 
-// The instances that wait for nothing, in the schedule's order; `pending` gets each
-// instance's count of dependencies within the run (those before iteration 0 are met).
-ReadyHeap initially_ready(const SyncPlan& plan, const Schedule& s, int k, std::vector<int>& pending);
+// What both schedules keep while they run: the schedule being written, each instance's
+// dependencies still to come, the instances ready (in the schedule's order), and who holds
+// each resource until when.
+class ScheduleRun {
+ public:
+  // Every instance's dependencies within the run (those before iteration 0 are met); the
+  // instances that wait for nothing are ready at 0.
+  ScheduleRun(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
+
+  const SyncPlan& plan;
+  const Prepared& p;
+  const std::vector<IterationInput>& inputs;
+  const int k;
+  Schedule s;
+  ReadyHeap ready;
+
+  // The earliest an instance ready at `ready_s` may take its resources; what it waited
+  // behind, if it did, goes to x.queued_behind.
+  double earliest(const Held& held, double ready_s, InstanceTiming& x) const {
+    double start = ready_s;
+    for (int res : held.res)
+      if (res >= 0 && free_at_[std::size_t(res)] > start) {
+        start = free_at_[std::size_t(res)];
+        x.queued_behind = holder_[std::size_t(res)];
+      }
+    return start;
+  }
+  // Instance `me` holds its resources until `until`.
+  void hold(const Held& held, double until, std::size_t me) {
+    for (int res : held.res)
+      if (res >= 0) {
+        free_at_[std::size_t(res)] = until;
+        holder_[std::size_t(res)] = std::int64_t(me);
+      }
+  }
+  // Instance (t, i) ran from start to end: its timing, and its dependents' readiness.
+  void ran(int t, std::uint32_t i, double start, double end);
+  // The schedule, its work counted (model/plan/work_count.hpp).
+  Schedule finish();
+
+ private:
+  std::vector<int> pending_;
+  std::array<double, kNumRes> free_at_{};
+  std::array<std::int64_t, kNumRes> holder_;
+  std::uint64_t listed_ = 0;
+};
 
 // List scheduling: an instance starts when its deps are done and its resources are free;
 // ties go to the instance that became ready first (list_schedule.cpp).

@@ -54,7 +54,7 @@ double task_seconds(const SyncPlan& plan, const Task& t) {
       if (t.tensor >= 0)
         for (const Slice& s : plan.tensors[std::size_t(t.tensor)].slices) messages += s.pairs;
       return busiest_bytes(plan, t) / plan.nic_bytes_per_s() + messages * r.per_message_s +
-             2.0 * plan.workers * (r.*res.latency) + (t.pattern == FlowPattern::collective ? r.collective_launch_s : 0.0);
+             2.0 * plan.workers * (r.*res.latency) + launch_seconds(r, t);
     }
     default: return resource_seconds(r, t);
   }

@@ -11,4 +11,10 @@ namespace possim {
 // time depends on more than the task.
 double resource_seconds(const Rates& r, const Task& t);
 
+// A collective's launch and coordination before its kernel and rounds run (Horovod's
+// negotiation, NCCL's launch); other tasks have none.
+inline double launch_seconds(const Rates& r, const Task& t) {
+  return t.pattern == FlowPattern::collective ? r.collective_launch_s : 0.0;
+}
+
 }  // namespace possim
