@@ -6,8 +6,8 @@ import statistics
 import sys
 
 KEY = ["model", "strategy", "nodes", "gpus_per_node", "nic_gbps", "latency_s", "server_shards", "batch_per_gpu"]
-# analytic_may_differ's threshold (model/analytic/analytic_engine.hpp, kQueuedTransfersLimit).
-QUEUED_LIMIT = 1.0
+# analytic_may_differ's threshold (model/analytic/analytic_engine.hpp, kTrafficImbalanceLimit).
+IMBALANCE_LIMIT = 1.001
 
 
 def rows(path):
@@ -23,9 +23,9 @@ def main():
         a, g = rows(f"{out}/{n}.analytic/results.json"), rows(f"{out}/{n}.simgrid/results.json")
         for k, r in a.items():
             points.append((r["iteration_s"] / g[k]["iteration_s"] - 1, n, r))
-    # The analytic engine's own flag (results.json's queued_transfers) against where it is
-    # in fact outside 3%.
-    flag = [r["queued_transfers"] >= QUEUED_LIMIT for _, _, r in points]
+    # The analytic engine's own flag (results.json's traffic_max_over_mean) against where it
+    # is in fact outside 3%.
+    flag = [r["traffic_max_over_mean"] > IMBALANCE_LIMIT for _, _, r in points]
     errs = [abs(e) for e, _, _ in points]
     inside = sum(1 for x in errs if x <= 0.03)
     print(f"{len(points)} points; {inside} within 3% ({inside / len(points):.0%}); |error| median "
@@ -33,7 +33,7 @@ def main():
           f"{sum(1 for e, _, _ in points if e < -0.03)} outside 3% are optimistic (analytic faster), "
           f"{sum(1 for e, _, _ in points if e > 0.03)} pessimistic.")
     outside = [abs(e) > 0.03 for e, _, _ in points]
-    print(f"The analytic engine's warning (1 or more transfers waiting their turn on average) flags "
+    print(f"The analytic engine's warning (the busiest node carries more than {IMBALANCE_LIMIT} x the mean node's traffic) flags "
           f"{sum(flag)} points: {sum(1 for f, o in zip(flag, outside) if f and o)} of the {sum(outside)} outside 3% "
           f"and {sum(1 for f, o in zip(flag, outside) if f and not o)} of the {len(points) - sum(outside)} within; "
           f"`possim plan --engine analytic` runs the flagged points on SimGrid.")

@@ -490,7 +490,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   });
   line.finish();
   if (flagged > 0)
-    std::cerr << "possim: warning: " << analytic_queue_warning(flagged, evaluated)
+    std::cerr << "possim: warning: " << analytic_imbalance_warning(flagged, evaluated)
               << (analytic_only ? "" : ": plan ran those points on SimGrid instead") << "\n";
 
   Plan plan{by_cost, by_nodes, target, gbps, images_per_s, max_nodes_limit, grid, prices, json_path,

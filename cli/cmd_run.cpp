@@ -364,7 +364,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::vector<std::string> trace_lines = write_traces(s, run, results, out, out_dir, models.size() > 1);
   out.commit();
   if (const auto flagged = std::count_if(results.begin(), results.end(), analytic_may_differ); flagged > 0)
-    std::cerr << "possim: warning: " << analytic_queue_warning(std::size_t(flagged), results.size()) << "\n";
+    std::cerr << "possim: warning: " << analytic_imbalance_warning(std::size_t(flagged), results.size()) << "\n";
 
   if (!quiet) {
     for (std::size_t i = 0; i < by_model.size(); ++i) {

@@ -1,8 +1,8 @@
-// The analytic engine's schedules of its one representative worker (analytic_engine.hpp):
-// what they take (the plan's template tasks prepared once, each iteration's inputs) and what
-// they give (each instance's start and finish, and what held it back). list_schedule.cpp
-// serves each resource first come, first served; interfered_schedule.cpp does the same in
-// time order where compute/communication interference changes speeds as things overlap.
+// The analytic engine's schedule of its one representative worker (analytic_engine.hpp):
+// what it takes (the plan's template tasks prepared once, each iteration's inputs) and what
+// it gives (each instance's start and finish, and what held it back). fluid_schedule.cpp
+// runs the GPU's kernels in turn and shares every other resource among what is in flight
+// on it, with compute/communication interference changing speeds as things overlap.
 #pragma once
 
 #include <array>
@@ -19,21 +19,35 @@
 
 namespace possim::analytic {
 
-// The representative worker's resources, each serialized.
-enum Res { gpu, pcie_d2h, pcie_h2d, d2d, server_cpu, worker_tx, worker_rx, server_tx, server_rx, host_cpu, kNumRes };
+// The representative worker's resources; and where the busiest node carries more than the
+// mean node (a shard holding larger slices), that node's NIC and shard CPU, which everyone
+// waiting for its slices waits behind.
+enum Res {
+  gpu, pcie_d2h, pcie_h2d, d2d, server_cpu, worker_tx, worker_rx, server_tx, server_rx, host_cpu,
+  hot_tx, hot_rx, hot_cpu, kNumRes
+};
 
-// Resources a task holds, as a small list (at most two: a NIC tx and a NIC rx).
+// Resources a task uses, as a small list (at most two: a NIC tx and a NIC rx).
 struct Held {
   std::array<int, 2> res{{-1, -1}};
 };
 
-// Template tasks with what list scheduling needs: duration, hold, resources, dependents.
+// A task's work on the busiest node, in seconds at full rate: its NIC's bytes (a network
+// task), its shard's apply (a server apply: a fixed part per slice and a per-byte part);
+// and what the task's duration adds once its work is done (latency, per-message cost).
+struct HotWork {
+  double tx_s = 0, rx_s = 0, cpu_fixed_s = 0, cpu_bytes_s = 0, after_s = 0;
+};
+
+// Template tasks with what the schedule needs: duration, hold, resources, dependents.
 struct Prepared {
   std::vector<double> dur, hold;
   std::vector<Held> held;
   TemplateDependents dependents;
   std::vector<NodeLoad> load;
   NodeBytes per_node;  // each node's bytes over the network tasks, as node_load places them
+  int hot_node = -1;   // the busiest node, where it carries more than the mean node; else -1
+  std::vector<HotWork> hot;  // per task, where hot_node >= 0
 };
 
 Prepared prepare(const SyncPlan& plan);
@@ -73,7 +87,7 @@ struct Schedule {
 };
 
 // An instance ready to be scheduled: ready time, then iteration and task (one key:
-// iteration in the high half), the list schedule's order.
+// iteration in the high half), the order instances are taken in.
 struct ReadyItem {
   double ready_s;
   std::uint64_t key;
@@ -82,9 +96,9 @@ struct ReadyItem {
 };
 using ReadyHeap = std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<ReadyItem>>;
 
-// What both schedules keep while they run: the schedule being written, each instance's
-// dependencies still to come, the instances ready (in the schedule's order), and who holds
-// each resource until when.
+// What the schedule keeps while it runs: the schedule being written, each instance's
+// dependencies still to come, the instances ready (in time order), and who holds each
+// resource held in turn (the GPU) until when.
 class ScheduleRun {
  public:
   // Every instance's dependencies within the run (those before iteration 0 are met); the
@@ -129,12 +143,8 @@ class ScheduleRun {
   std::uint64_t listed_ = 0;
 };
 
-// List scheduling: an instance starts when its deps are done and its resources are free;
-// ties go to the instance that became ready first (list_schedule.cpp).
-Schedule list_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
-
-// The same with compute/communication interference, in one pass (interfered_schedule.cpp).
-Schedule interfered_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
+// The schedule (fluid_schedule.cpp).
+Schedule fluid_schedule(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs);
 
 // How far one fluid pass over a schedule's own overlaps moves its instances, as a fraction
 // of its length: 0 for the fixed point.

@@ -127,6 +127,51 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node) {
   return load;
 }
 
+std::pair<double, double> node_bytes(const SyncPlan& plan, const Task& t, const NodeLoad& load, int node) {
+  const bool worker = node < plan.workers;
+  if (t.pattern == FlowPattern::to_peers || t.pattern == FlowPattern::collective) {
+    if (!worker) return {0, 0};
+    return {load.tx_bytes_max, load.rx_bytes_max};  // every worker alike
+  }
+  if (t.pattern != FlowPattern::to_shards && t.pattern != FlowPattern::from_shards) return {0, 0};
+  const bool colocated = plan.cluster.placement == ServerPlacement::colocated;
+  const bool push = t.pattern == FlowPattern::to_shards;
+  double total = 0, here = 0;
+  for (const Slice& s : plan.tensors.at(std::size_t(t.tensor)).slices) {
+    total += s.bytes * t.scale;
+    if (plan.shard_node(s.shard) == node) here += s.bytes * t.scale;
+  }
+  work::count(plan.tensors.at(std::size_t(t.tensor)).slices.size());
+  const bool has_worker = colocated && worker;
+  // As node_load adds it: the worker sends (push) or takes (pull) every slice but its own;
+  // the shards here take (push) or send (pull) theirs from every other worker.
+  const double shard = here * (plan.workers - (has_worker ? 1 : 0)), kept = has_worker ? here : 0.0;
+  const double as_worker = worker ? total : 0.0;
+  return push ? std::make_pair(as_worker - kept, shard) : std::make_pair(shard, as_worker - kept);
+}
+
+int NodeBytes::busiest_node() const {
+  int best = -1;
+  double most = -1;
+  int workers_seen = 0, first_plain = 0;  // the lowest worker node holding no slice
+  for (const auto& [node, own] : own_) {
+    const bool worker = node < workers_;
+    workers_seen += worker ? 1 : 0;
+    const double base = worker ? 1.0 : 0.0;
+    const double load = std::max(base * every_worker_[0] + own.first, base * every_worker_[1] + own.second);
+    if (load > most || (load == most && node < best)) {
+      most = load;
+      best = node;
+    }
+  }
+  if (workers_seen < workers_) {
+    while (own_.count(first_plain)) ++first_plain;
+    const double load = std::max(every_worker_[0], every_worker_[1]);
+    if (load > most || (load == most && first_plain < best)) best = first_plain;
+  }
+  return best < 0 ? 0 : best;
+}
+
 double NodeBytes::busiest(int dir) const {
   double most = 0;
   int workers_seen = 0;

@@ -45,6 +45,8 @@ class NodeBytes {
   }
   double tx_max() const { return busiest(0); }
   double rx_max() const { return busiest(1); }
+  // The node whose busier direction carries the most (the lowest such node).
+  int busiest_node() const;
 
  private:
   double busiest(int dir) const;
@@ -56,5 +58,9 @@ class NodeBytes {
 // Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once);
 // with `per_node`, its bytes are added there node by node too.
 NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node = nullptr);
+
+// What one instance of `t` puts on one node's NIC, as node_load places it: (tx, rx) bytes.
+// `load` is node_load(plan, t).
+std::pair<double, double> node_bytes(const SyncPlan& plan, const Task& t, const NodeLoad& load, int node);
 
 }  // namespace possim

@@ -82,9 +82,6 @@ struct Result {
     double speedup_lo = 0, speedup_hi = 0;
   };
   std::optional<Interval> interval;
-  // Analytic engine: transfers, copies and applies waiting for their resource, on average
-  // over the last iteration (their waits over the iteration: Little's law). 0 elsewhere.
-  double queued_transfers = 0;
   double gpu_busy_s = 0;            // per iteration, representative (or mean) GPU
   double gpu_stall_s = 0;           // iteration_s - gpu_busy_s
   // Where the steady iteration goes (model/run/breakdown.hpp): adds up to iteration_s.

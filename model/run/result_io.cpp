@@ -83,7 +83,6 @@ void write_result(Object& o, const Result& r, bool with_timeline) {
   o.value("nic_gbps", r.cluster.nic_gbps);
   o.value("nodes", r.cluster.nodes);
   o.value("partial", r.partial());
-  if (r.engine == "analytic") o.value("queued_transfers", r.queued_transfers);  // analytic_may_differ reads it
   o.value("received_bytes_per_node_max", r.received_bytes_max);
   o.value("received_bytes_per_node_mean", r.received_bytes_mean);
   o.value("reduced_to_nodes", r.reduced_to_nodes);
@@ -157,7 +156,8 @@ const std::vector<std::string>& result_fields() {
       "received_bytes_per_node_max", "sent_bytes_per_node_mean", "received_bytes_per_node_mean",
       "traffic_max_over_mean", "flows_per_iteration", "layers", "links", "partial", "failure",
       "training_loss", "replicas_agree", "timeline", "iteration_s_lo", "iteration_s_hi", "images_per_s_lo",
-      "images_per_s_hi", "speedup_lo", "speedup_hi", "queued_transfers",
+      "images_per_s_hi", "speedup_lo", "speedup_hi",
+      "queued_transfers",  // written by earlier versions' analytic engine; ignored
       // a sweep's results.json adds its point
       "point", "point_key"};
   return names;
@@ -349,8 +349,6 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
   res.speedup = num(j, r, at, "speedup", 0, kMaxRate, "a speedup");
   res.efficiency = num(j, r, at, "scaling_efficiency", 0, kMaxRate, "a fraction");
   res.interval = interval_from_json(j, r, at, res);
-  if (j.contains("queued_transfers"))
-    res.queued_transfers = num(j, r, at, "queued_transfers", 0, kMaxRate, "transfers waiting on average");
   res.gpu_busy_s = num(j, r, at, "gpu_busy_s", 0, kMaxSeconds, "seconds");
   res.gpu_stall_s = num(j, r, at, "gpu_stall_s", -kMaxSeconds, kMaxSeconds, "seconds");  // SSP: can be < 0
   res.breakdown = breakdown_from_json(r.require(j, at, "time_s", "an object"), r, json_check::join(at, "time_s"));

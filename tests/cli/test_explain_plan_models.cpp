@@ -3,6 +3,7 @@
 // says so; "model" may be a list, run point by point for each model.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -165,12 +166,13 @@ TEST_CASE("a scenario's model list runs every point for each model, and one-mode
   fs::remove_all(dir);
 }
 
-TEST_CASE("plan --engine analytic runs on SimGrid the points where transfers queue, unless --analytic-only", "[cli][plan]") {
-  // VGG19 on 16 nodes, WFBP and Poseidon (bench/scenarios/plan16.json): the PS pushes of many
-  // layers queue on one NIC, which the analytic engine serves in turn and SimGrid shares.
+TEST_CASE("plan --engine analytic runs on SimGrid the points where a node carries more than the mean, unless --analytic-only", "[cli][plan]") {
+  // GoogLeNet on 16 nodes, WFBP and Poseidon (bench/scenarios/plan16.json): the shards holding
+  // its larger slices carry more than the mean node, which the analytic engine's
+  // representative node stands for.
   const fs::path dir = scratch("plan", "fallback");
   const fs::path scenario = fs::path(POSSIM_TESTS_DIR) / ".." / "bench" / "scenarios" / "plan16.json";
-  const std::string common = "plan '" + scenario.string() + "' --models vgg19 --no-interval --quiet --json -";
+  const std::string common = "plan '" + scenario.string() + "' --models googlenet --no-interval --quiet --json -";
   const auto answers = [&](const std::string& engine, std::string* err) {
     const Output o = run_possim(common + " " + engine, dir);
     INFO(o.err);
@@ -187,10 +189,11 @@ TEST_CASE("plan --engine analytic runs on SimGrid the points where transfers que
   const auto fallback = answers("--engine analytic", &fallback_err);
   const auto only = answers("--engine analytic --analytic-only", &only_err);
   CHECK(fallback_err.find("plan ran those points on SimGrid instead") != std::string::npos);
-  CHECK(only_err.find("wait their turn on average") != std::string::npos);
+  CHECK(only_err.find("the busiest node carries more") != std::string::npos);
   CHECK(only_err.find("on SimGrid instead") == std::string::npos);
-  // WFBP: the analytic engine alone asks too little; with the fallback, SimGrid's answer.
+  // WFBP: the analytic engine alone asks more than SimGrid (2.69 against 2.38 Gbit/s); with
+  // the fallback, SimGrid's answer.
   CHECK(fallback.at("wfbp") == Approx(sim.at("wfbp")).epsilon(1e-9));
-  CHECK(only.at("wfbp") < 0.9 * sim.at("wfbp"));
+  CHECK(std::abs(only.at("wfbp") / sim.at("wfbp") - 1) > 0.05);
   fs::remove_all(dir);
 }
