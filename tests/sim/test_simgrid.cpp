@@ -421,11 +421,7 @@ TEST_CASE("one shard holding every slice: the analytic engine waits behind its N
   // through node 0's NIC only after the first push has landed there, so by hand an
   // iteration lasts at least the first push's 2 B and both pulls' 4 B over node 0's NIC,
   // where the mean node would carry 4/3 B of each: the representative node alone misses it.
-  Network net;
-  net.name = "two_fc";
-  net.input = Shape{4096, 1, 1};
-  net.layers.push_back(fc_layer("fc1", 4096, 4096));
-  net.layers.push_back(fc_layer("fc2", 4096, 4096));
+  const Network net = square_fc_pair(4096);
   const Profile prof = flat_profile();
   PlanRequest r = request(net, prof, 3, 10, 8, 3);
   r.cluster.server_shards = 1;

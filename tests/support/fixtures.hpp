@@ -46,6 +46,17 @@ inline Network one_fc_net(std::int64_t m = 1024, std::int64_t n = 2048) {
   return net;
 }
 
+// Two square FC layers of `width`: two tensors of the same size (support/two_fc.hpp has
+// the all-reduce mechanisms' hand-worked pair).
+inline Network square_fc_pair(std::int64_t width) {
+  Network net;
+  net.name = "two_fc";
+  net.input = Shape{width, 1, 1};
+  net.layers.push_back(fc_layer("fc1", width, width));
+  net.layers.push_back(fc_layer("fc2", width, width));
+  return net;
+}
+
 // conv-conv-fc-fc: FLOPs at the bottom, parameters at the top, like AlexNet or VGG.
 inline Network small_cnn() {
   Network net;

@@ -212,11 +212,7 @@ TEST_CASE("shared resources: two copies ready together share the bus by hand", "
   // host-to-device copies ready together on one bus. Shared max-min fair (as SimGrid has a
   // link), each gets half of it and both end at twice one copy's time; served in turn, the
   // first would end after one copy.
-  Network net;
-  net.name = "two_fc";
-  net.input = Shape{1024, 1, 1};
-  net.layers.push_back(fc_layer("fc1", 1024, 1024));
-  net.layers.push_back(fc_layer("fc2", 1024, 1024));
+  const Network net = square_fc_pair(1024);
   const Profile prof = flat_profile();
   const SyncPlan plan = make_plan("tf_stock", request(net, prof, 1, 10, 256, 4));
   RunOptions opt;
