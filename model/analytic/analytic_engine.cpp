@@ -29,12 +29,12 @@ AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& 
   }
   // The busiest node's bytes, or a collective's bytes in series on its critical path.
   const double busiest = std::max({l.tx_bytes_max, l.rx_bytes_max, l.path_bytes});
-  if (busiest <= 0) return {0, 0};  // everything stayed on the host
-  const double fixed = r.latency_s * l.sequential_steps;
+  if (busiest <= 0) return {0, 0, 0};  // everything stayed on the host
   const double mean = std::max(l.tx_bytes_mean, l.rx_bytes_mean);
   // Latency and per-message software cost delay the task but use no bandwidth.
+  const double after = r.latency_s * l.sequential_steps + l.messages_max * r.per_message_s + launch_seconds(r, t);
   const double rate = plan.nic_bytes_per_s();
-  return {busiest / rate + fixed + l.messages_max * r.per_message_s + launch_seconds(r, t), mean / rate};
+  return {busiest / rate + after, mean / rate, after};
 }
 
 namespace analytic {
@@ -73,11 +73,7 @@ const char* track_of(int res) {
 
 // Where the busiest node carries more than the mean node, each task's work there.
 void find_hot_node(const SyncPlan& plan, Prepared& p) {
-  double total = 0;
-  for (std::size_t i = 0; i < plan.tasks.size(); ++i)
-    if (plan.tasks[i].resource == Resource::network) total += p.load[i].total_bytes;
-  const double mean = total / std::max(1, plan.cluster.total_nodes());
-  if (std::max(p.per_node.tx_max(), p.per_node.rx_max()) <= mean * (1 + 1e-9)) return;
+  if (std::max(p.per_node.tx_max(), p.per_node.rx_max()) <= p.node_bytes_mean * (1 + 1e-9)) return;
   p.hot_node = p.per_node.busiest_node();
   p.hot.assign(plan.tasks.size(), HotWork{});
   const double rate = plan.nic_bytes_per_s();
@@ -88,8 +84,6 @@ void find_hot_node(const SyncPlan& plan, Prepared& p) {
       const auto [tx, rx] = node_bytes(plan, t, p.load[i], p.hot_node);
       h.tx_s = tx / rate;
       h.rx_s = rx / rate;
-      const NodeLoad& l = p.load[i];
-      h.after_s = std::max(0.0, p.dur[i] - std::max({l.tx_bytes_max, l.rx_bytes_max, l.path_bytes}) / rate);
     } else if (t.resource == Resource::server_cpu) {
       for (const Slice& s : plan.tensors.at(std::size_t(t.tensor)).slices)
         if (plan.shard_node(s.shard) == p.hot_node) {
@@ -104,14 +98,19 @@ void find_hot_node(const SyncPlan& plan, Prepared& p) {
 
 Prepared prepare(const SyncPlan& plan) {
   const std::size_t n = plan.tasks.size();
-  Prepared p{std::vector<double>(n), std::vector<double>(n), std::vector<Held>(n), TemplateDependents(plan),
-             std::vector<NodeLoad>(n), NodeBytes(plan.workers), -1, {}};
+  Prepared p{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n), std::vector<Held>(n),
+             TemplateDependents(plan), std::vector<NodeLoad>(n), NodeBytes(plan.workers), 0, -1, {}};
+  const int nodes = plan.cluster.total_nodes();
   for (std::size_t i = 0; i < n; ++i) {
     const Task& t = plan.tasks[i];
-    if (t.resource == Resource::network) p.load[i] = node_load(plan, t, &p.per_node);
+    if (t.resource == Resource::network) {
+      p.load[i] = node_load(plan, t, &p.per_node);
+      p.node_bytes_mean += p.load[i].total_bytes / nodes;
+    }
     const AnalyticCost c = analytic_cost(plan, t, p.load[i]);
     p.dur[i] = c.duration_s;
     p.hold[i] = c.hold_s;
+    p.after[i] = c.after_s;
     p.held[i] = resources(plan, t, p.load[i]);
   }
   work::count(n);
@@ -216,13 +215,7 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   res.gpu_busy_s /= busy_iterations;
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
 
-  const int nodes = plan.cluster.total_nodes();
-  for (std::size_t i = 0; i < s.n; ++i) {
-    if (plan.tasks[i].resource != Resource::network) continue;
-    const NodeLoad& l = p.load[i];
-    res.sent_bytes_mean += l.total_bytes / nodes;
-    res.received_bytes_mean += l.total_bytes / nodes;
-  }
+  res.sent_bytes_mean = res.received_bytes_mean = p.node_bytes_mean;
   res.sent_bytes_max = p.per_node.tx_max();
   res.received_bytes_max = p.per_node.rx_max();
   fill_layer_rows(plan, res, [&](std::size_t i) {

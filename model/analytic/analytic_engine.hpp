@@ -32,11 +32,14 @@ class AnalyticEngine : public Engine {
   Result run(const SyncPlan& plan, const RunOptions& opt) const override;
 };
 
-// Seconds one instance of task t lasts under the analytic model, and how long it holds
-// its resources (shorter for unbalanced network tasks); `load` is node_load(plan, t).
+// Seconds one instance of task t lasts under the analytic model, how long it holds its
+// resources (shorter for unbalanced network tasks), and of its duration what follows its
+// busiest node's bytes and uses no bandwidth (latency, per-message cost, a collective's
+// launch; 0 for other tasks); `load` is node_load(plan, t).
 struct AnalyticCost {
   double duration_s = 0;
   double hold_s = 0;
+  double after_s = 0;
 };
 AnalyticCost analytic_cost(const SyncPlan& plan, const Task& t, const NodeLoad& load);
 

@@ -288,7 +288,7 @@ class FluidScheduler {
     // the mean, that node's share on its NIC or CPU too, and it ends once both are done and
     // no sooner than it would alone.
     const HotWork* hot = run_.p.hot_node >= 0 ? &run_.p.hot[i] : nullptr;
-    const double after = hot ? hot->after_s : dur - hold;
+    const double after = hot ? run_.p.after[i] : dur - hold;
     if (hot) floor_[me] = r + dur;
     start_part(me, class_of_task_[i], hold, r, after);
     if (hot) {
@@ -342,7 +342,7 @@ class FluidScheduler {
     const int t = int(me / run_.s.n);
     const std::uint32_t i = std::uint32_t(me % run_.s.n);
     InstanceTiming& x = run_.s.path.at(me);
-    run_.earliest(run_.p.held[i], x.ready_s, x);  // what it waited behind, if it did
+    if (now > x.ready_s) x.queued_behind = last_kernel_;  // it waited behind that one
     kernel_ = Kernel{};
     kernel_.on = true;
     kernel_.me = me;
@@ -359,7 +359,7 @@ class FluidScheduler {
     if (live_) count(kKernels, -1, end);
     const int t = int(kernel_.me / run_.s.n);
     const std::uint32_t i = std::uint32_t(kernel_.me % run_.s.n);
-    run_.hold(run_.p.held[i], end, kernel_.me);
+    last_kernel_ = std::int64_t(kernel_.me);
     run_.ran(t, i, kernel_.start, end);
     if (waiting_head_ < waiting_.size()) start_kernel(waiting_[waiting_head_++], end);
   }
@@ -375,6 +375,7 @@ class FluidScheduler {
   Kernel kernel_;
   std::vector<std::size_t> waiting_;  // kernels ready while the GPU is busy, in order
   std::size_t waiting_head_ = 0;
+  std::int64_t last_kernel_ = InstanceTiming::kNone;  // the GPU's last kernel to end
   std::vector<FlowClass> classes_;
   std::vector<int> class_of_task_;        // per template task: its class, -1 for none
   std::array<int, 3> hot_class_{{-1, -1, -1}};  // the busiest node's NIC tx, rx, CPU

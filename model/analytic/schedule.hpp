@@ -33,19 +33,20 @@ struct Held {
 };
 
 // A task's work on the busiest node, in seconds at full rate: its NIC's bytes (a network
-// task), its shard's apply (a server apply: a fixed part per slice and a per-byte part);
-// and what the task's duration adds once its work is done (latency, per-message cost).
+// task), its shard's apply (a server apply: a fixed part per slice and a per-byte part).
 struct HotWork {
-  double tx_s = 0, rx_s = 0, cpu_fixed_s = 0, cpu_bytes_s = 0, after_s = 0;
+  double tx_s = 0, rx_s = 0, cpu_fixed_s = 0, cpu_bytes_s = 0;
 };
 
-// Template tasks with what the schedule needs: duration, hold, resources, dependents.
+// Template tasks with what the schedule needs: duration, hold, what follows the bytes
+// (AnalyticCost), resources, dependents.
 struct Prepared {
-  std::vector<double> dur, hold;
+  std::vector<double> dur, hold, after;
   std::vector<Held> held;
   TemplateDependents dependents;
   std::vector<NodeLoad> load;
   NodeBytes per_node;  // each node's bytes over the network tasks, as node_load places them
+  double node_bytes_mean = 0;  // the mean node's bytes over the network tasks, each way
   int hot_node = -1;   // the busiest node, where it carries more than the mean node; else -1
   std::vector<HotWork> hot;  // per task, where hot_node >= 0
 };
@@ -97,8 +98,7 @@ struct ReadyItem {
 using ReadyHeap = std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<ReadyItem>>;
 
 // What the schedule keeps while it runs: the schedule being written, each instance's
-// dependencies still to come, the instances ready (in time order), and who holds each
-// resource held in turn (the GPU) until when.
+// dependencies still to come, and the instances ready (in time order).
 class ScheduleRun {
  public:
   // Every instance's dependencies within the run (those before iteration 0 are met); the
@@ -112,25 +112,6 @@ class ScheduleRun {
   Schedule s;
   ReadyHeap ready;
 
-  // The earliest an instance ready at `ready_s` may take its resources; what it waited
-  // behind, if it did, goes to x.queued_behind.
-  double earliest(const Held& held, double ready_s, InstanceTiming& x) const {
-    double start = ready_s;
-    for (int res : held.res)
-      if (res >= 0 && free_at_[std::size_t(res)] > start) {
-        start = free_at_[std::size_t(res)];
-        x.queued_behind = holder_[std::size_t(res)];
-      }
-    return start;
-  }
-  // Instance `me` holds its resources until `until`.
-  void hold(const Held& held, double until, std::size_t me) {
-    for (int res : held.res)
-      if (res >= 0) {
-        free_at_[std::size_t(res)] = until;
-        holder_[std::size_t(res)] = std::int64_t(me);
-      }
-  }
   // Instance (t, i) ran from start to end: its timing, and its dependents' readiness.
   void ran(int t, std::uint32_t i, double start, double end);
   // The schedule, its work counted (model/plan/work_count.hpp).
@@ -138,8 +119,6 @@ class ScheduleRun {
 
  private:
   std::vector<int> pending_;
-  std::array<double, kNumRes> free_at_{};
-  std::array<std::int64_t, kNumRes> holder_;
   std::uint64_t listed_ = 0;
 };
 

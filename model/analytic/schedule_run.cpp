@@ -1,5 +1,5 @@
-// ScheduleRun (schedule.hpp): the schedule being written, pending dependencies, the
-// ready instances and the resources' holders while the fluid schedule runs.
+// ScheduleRun (schedule.hpp): the schedule being written, pending dependencies and the
+// ready instances while the fluid schedule runs.
 #include "model/analytic/schedule.hpp"
 #include "model/plan/work_count.hpp"
 
@@ -7,7 +7,6 @@ namespace possim::analytic {
 
 ScheduleRun::ScheduleRun(const SyncPlan& plan_, const Prepared& p_, const std::vector<IterationInput>& inputs_)
     : plan(plan_), p(p_), inputs(inputs_), k(int(inputs_.size())), s(plan_, k), pending_(s.start.size()) {
-  holder_.fill(InstanceTiming::kNone);
   std::vector<ReadyItem> storage;
   storage.reserve(s.start.size());
   ready = ReadyHeap(std::greater<ReadyItem>(), std::move(storage));

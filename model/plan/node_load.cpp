@@ -36,6 +36,14 @@ std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double 
   return p;
 }
 
+// What a shard-pattern instance puts on the NIC of a node holding `bytes` of its slices,
+// beyond what the node's worker sends or takes: its shards take (push) or send (pull) those
+// from every other worker, and its own worker keeps them off the wire. (tx, rx).
+std::pair<double, double> shard_side(bool push, bool has_worker, double bytes, int workers) {
+  const double shard = bytes * (workers - (has_worker ? 1 : 0)), kept = has_worker ? bytes : 0.0;
+  return push ? std::make_pair(-kept, shard) : std::make_pair(shard, -kept);
+}
+
 }  // namespace
 
 NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node) {
@@ -83,8 +91,8 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node) {
         off_host_total += n.bytes * senders;
         server_side = std::max(server_side, n.bytes * senders);
         if (per_node) {
-          const double shard = n.bytes * senders, kept = has_worker ? n.bytes : 0.0;
-          per_node->add_node(n.node, push ? -kept : shard, push ? shard : -kept);
+          const auto [tx, rx] = shard_side(push, has_worker, n.bytes, workers);
+          per_node->add_node(n.node, tx, rx);
         }
       }
       if (per_node) per_node->add_every_worker(push ? total : 0.0, push ? 0.0 : total);
@@ -142,45 +150,44 @@ std::pair<double, double> node_bytes(const SyncPlan& plan, const Task& t, const 
     if (plan.shard_node(s.shard) == node) here += s.bytes * t.scale;
   }
   work::count(plan.tensors.at(std::size_t(t.tensor)).slices.size());
-  const bool has_worker = colocated && worker;
-  // As node_load adds it: the worker sends (push) or takes (pull) every slice but its own;
-  // the shards here take (push) or send (pull) theirs from every other worker.
-  const double shard = here * (plan.workers - (has_worker ? 1 : 0)), kept = has_worker ? here : 0.0;
+  // As node_load adds it: a worker sends (push) or takes (pull) every slice, and the
+  // shards here add theirs.
+  const auto [tx, rx] = shard_side(push, colocated && worker, here, plan.workers);
   const double as_worker = worker ? total : 0.0;
-  return push ? std::make_pair(as_worker - kept, shard) : std::make_pair(shard, as_worker - kept);
+  return push ? std::make_pair(as_worker + tx, rx) : std::make_pair(tx, as_worker + rx);
 }
 
-int NodeBytes::busiest_node() const {
-  int best = -1;
-  double most = -1;
-  int workers_seen = 0, first_plain = 0;  // the lowest worker node holding no slice
-  for (const auto& [node, own] : own_) {
-    const bool worker = node < workers_;
-    workers_seen += worker ? 1 : 0;
-    const double base = worker ? 1.0 : 0.0;
-    const double load = std::max(base * every_worker_[0] + own.first, base * every_worker_[1] + own.second);
-    if (load > most || (load == most && node < best)) {
-      most = load;
-      best = node;
-    }
-  }
-  if (workers_seen < workers_) {
-    while (own_.count(first_plain)) ++first_plain;
-    const double load = std::max(every_worker_[0], every_worker_[1]);
-    if (load > most || (load == most && first_plain < best)) best = first_plain;
-  }
-  return best < 0 ? 0 : best;
-}
-
-double NodeBytes::busiest(int dir) const {
-  double most = 0;
+template <class F>
+void NodeBytes::each_node(F&& f) const {
   int workers_seen = 0;
   for (const auto& [node, own] : own_) {
     const bool worker = node < workers_;
     workers_seen += worker ? 1 : 0;
-    most = std::max(most, (worker ? every_worker_[dir] : 0.0) + (dir == 0 ? own.first : own.second));
+    f(node, (worker ? every_worker_[0] : 0.0) + own.first, (worker ? every_worker_[1] : 0.0) + own.second);
   }
-  if (workers_seen < workers_) most = std::max(most, every_worker_[dir]);  // a worker node holding no slice
+  if (workers_seen < workers_) {  // the worker nodes holding no slice, alike: the lowest
+    int plain = 0;
+    while (own_.count(plain)) ++plain;
+    f(plain, every_worker_[0], every_worker_[1]);
+  }
+}
+
+int NodeBytes::busiest_node() const {
+  int best = 0;
+  double most = -1;
+  each_node([&](int node, double tx, double rx) {
+    const double load = std::max(tx, rx);
+    if (load > most || (load == most && node < best)) {
+      most = load;
+      best = node;
+    }
+  });
+  return best;
+}
+
+double NodeBytes::busiest(int dir) const {
+  double most = 0;
+  each_node([&](int, double tx, double rx) { most = std::max(most, dir == 0 ? tx : rx); });
   return most;
 }
 

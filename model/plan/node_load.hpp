@@ -50,6 +50,10 @@ class NodeBytes {
 
  private:
   double busiest(int dir) const;
+  // Calls f(node, tx, rx) for each node holding a slice, and for the lowest worker node
+  // holding none (the others like it carry the same).
+  template <class F>
+  void each_node(F&& f) const;
   int workers_;
   double every_worker_[2] = {0, 0};                         // tx, rx
   std::unordered_map<int, std::pair<double, double>> own_;  // node -> (tx, rx) beyond that
