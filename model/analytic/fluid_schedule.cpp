@@ -9,7 +9,9 @@
 //
 // An instance's work on a shared resource is its hold (the representative node's mean
 // share); what its duration adds beyond that (latency, per-message cost, the busiest node's
-// excess) follows once its work is done and holds nothing. Where one node carries more
+// excess) follows once its work is done and holds nothing. A collective of several rounds
+// (Prepared::rounds) does so round by round after its launch: a round's share of the work,
+// then of the latency, while the others in flight use the wire. Where one node carries more
 // than the mean (Prepared::hot_node), a network task or server apply also has a part of
 // work on that node's NIC or CPU; it ends once every part is done, and never before its
 // duration alone.
@@ -66,6 +68,7 @@ class FluidScheduler {
         state_(live_ ? run_.s.start.size() : 0, kIdle),
         parts_(run_.s.start.size(), 0),
         floor_(p.hot_node >= 0 ? run_.s.start.size() : 0, 0.0),
+        rounds_(p.rounds.empty() ? 0 : run_.s.start.size()),
         class_of_task_(plan.tasks.size(), -1) {
     // Every class the plan can have, found once; whether each resource has one at most.
     for (std::size_t i = 0; i < plan.tasks.size(); ++i)
@@ -104,10 +107,11 @@ class FluidScheduler {
 
  private:
   static constexpr std::int64_t kNobody = InstanceTiming::kNone;
-  enum Kind { kComm, kKernels };
+  enum Kind { kComm, kKernels, kNextRound };
   enum State : char { kIdle, kRunning, kCounted, kDone };
   // A communication kernel or (replayed) GPU kernel begins (+1) or ends (-1). A live
   // communication kernel names its instance: it begins after the launch, if still running.
+  // kNextRound: a collective's next round begins (delta 0).
   struct Event {
     double time;
     int delta;
@@ -129,6 +133,11 @@ class FluidScheduler {
     double target, start, tail;
     std::size_t me;
     bool operator>(const Flowing& o) const { return target != o.target ? target > o.target : me > o.me; }
+  };
+  // A collective cut into rounds: those still to run, and when its first began.
+  struct Rounds {
+    std::uint8_t left = 0;
+    double began = 0;
   };
   struct FlowClass {
     std::array<int, 2> res;
@@ -249,6 +258,7 @@ class FluidScheduler {
   void event() {
     const Event e = events_.top();
     events_.pop();
+    if (e.kind == kNextRound) return next_round(std::size_t(e.who), e.time);
     if (e.who != kNobody) {  // a live communication kernel
       char& st = state_[std::size_t(e.who)];
       if (e.delta > 0) {
@@ -290,23 +300,40 @@ class FluidScheduler {
     const HotWork* hot = run_.p.hot_node >= 0 ? &run_.p.hot[i] : nullptr;
     const double after = hot ? run_.p.after[i] : dur - hold;
     if (hot) floor_[me] = r + dur;
-    start_part(me, class_of_task_[i], hold, r, after);
+    if (!rounds_.empty() && run_.p.rounds[i] > 1) {  // its launch, then its first round
+      rounds_[me] = Rounds{run_.p.rounds[i], r};
+      events_.push(Event{r + launch_seconds(plan_.rates, task), 0, kNextRound, std::int64_t(me)});
+      return;
+    }
+    start_part(me, class_of_task_[i], hold, r, r, after);
     if (hot) {
-      start_part(me, hot_class_[0], hot->tx_s, r, after);
-      start_part(me, hot_class_[1], hot->rx_s, r, after);
+      start_part(me, hot_class_[0], hot->tx_s, r, r, after);
+      start_part(me, hot_class_[1], hot->rx_s, r, r, after);
       start_part(me, hot_class_[2], hot->cpu_fixed_s + hot->cpu_bytes_s * run_.inputs[std::size_t(t)].active_share, r,
-                 after);
+                 r, after);
     }
   }
 
-  void start_part(std::size_t me, int k, double work, double now, double after) {
+  // A part of instance `me` (which began at `start`) on class k from `now`: `work` at the
+  // class's share, then `after`.
+  void start_part(std::size_t me, int k, double work, double start, double now, double after) {
     if (work <= 0) return;
     ++parts_[me];
     FlowClass& c = classes_[std::size_t(k)];
     c.done += (now - c.since) * c.share;  // the clock up to now, before its share changes
     c.since = now;
-    c.in_flight.push(Flowing{c.done + work, now, after, me});
+    c.in_flight.push(Flowing{c.done + work, start, after, me});
     rerate_class(c, now);
+  }
+
+  // A collective's next round: its share of the work, then of the latency that follows it
+  // (all but the launch, paid once before the first).
+  void next_round(std::size_t me, double now) {
+    const std::size_t i = me % run_.s.n;
+    const int rounds = run_.p.rounds[i];
+    --rounds_[me].left;
+    const double latency = run_.p.dur[i] - run_.p.hold[i] - launch_seconds(plan_.rates, plan_.tasks[i]);
+    start_part(me, class_of_task_[i], run_.p.hold[i] / rounds, rounds_[me].began, now, latency / rounds);
   }
 
   // A communication kernel over [start + launch, end) of an instance that holds nothing.
@@ -325,6 +352,10 @@ class FluidScheduler {
     c.in_flight.pop();
     rerate_class(c, now);
     if (--parts_[f.me] > 0) return;  // another part still under way
+    if (!rounds_.empty() && rounds_[f.me].left > 0) {  // its next round, after this one's latency
+      events_.push(Event{now + f.tail, 0, kNextRound, std::int64_t(f.me)});
+      return;
+    }
     const double end = run_.p.hot_node >= 0 ? std::max(now + f.tail, floor_[f.me]) : now + f.tail;
     // Its communication kernel runs to its end, counted from its launch on.
     if (live_ && (state_[f.me] == kCounted || state_[f.me] == kRunning)) {
@@ -371,6 +402,7 @@ class FluidScheduler {
   std::vector<char> state_;  // per instance: a shared one's communication kernel
   std::vector<std::uint8_t> parts_;  // per instance: its parts of work still under way
   std::vector<double> floor_;        // per instance, with a busiest node: its end alone
+  std::vector<Rounds> rounds_;       // per instance, where a collective is cut into rounds
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   Kernel kernel_;
   std::vector<std::size_t> waiting_;  // kernels ready while the GPU is busy, in order

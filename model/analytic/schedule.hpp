@@ -49,7 +49,16 @@ struct Prepared {
   double node_bytes_mean = 0;  // the mean node's bytes over the network tasks, each way
   int hot_node = -1;   // the busiest node, where it carries more than the mean node; else -1
   std::vector<HotWork> hot;  // per task, where hot_node >= 0
+  // Per task: the rounds a collective's work and latency are cut into (1: one piece). A
+  // collective runs its rounds in series, each a transfer then a latency; while one waits
+  // out a round's latency, the others in flight have its share of the wire. Empty when
+  // no task is cut.
+  std::vector<std::uint8_t> rounds;
 };
+
+// At most this many rounds are kept apart: bench/results/analytic_agreement.md measured 4,
+// 8, 16 and 62 (a ring's every round on 32 nodes) and 8 on agrees as well as every round.
+constexpr int kMaxCollectiveRounds = 8;
 
 Prepared prepare(const SyncPlan& plan);
 

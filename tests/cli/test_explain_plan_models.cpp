@@ -192,8 +192,9 @@ TEST_CASE("plan --engine analytic runs on SimGrid the points where a node carrie
   CHECK(only_err.find("the busiest node carries more") != std::string::npos);
   CHECK(only_err.find("on SimGrid instead") == std::string::npos);
   // WFBP: the analytic engine alone asks more than SimGrid (2.69 against 2.38 Gbit/s); with
-  // the fallback, SimGrid's answer.
-  CHECK(fallback.at("wfbp") == Approx(sim.at("wfbp")).epsilon(1e-9));
+  // the fallback, SimGrid's answer (to 1e-4: the search's points where the GPU waits under
+  // 1% of the iteration are not flagged and stay analytic).
+  CHECK(fallback.at("wfbp") == Approx(sim.at("wfbp")).epsilon(1e-4));
   CHECK(std::abs(only.at("wfbp") / sim.at("wfbp") - 1) > 0.05);
   fs::remove_all(dir);
 }
