@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # possim plan's target question, timed: the least NIC for 90% scaling efficiency for VGG19 and
 # VGG19-22K at 16 nodes with Poseidon and WFBP (SimGrid engine, --jobs all cores), and the same
-# with the analytic engine (which runs on SimGrid the points where a node carries more than the mean) and
+# with the analytic engine (which runs on SimGrid the points where a node carries more than the mean
+# while the GPU waits on the network) and
 # with the analytic engine alone (--analytic-only); each alone (--no-interval) and with the 95% intervals of the fitted
 # titanx_maxwell (each search repeated at the sigma points). Median of RUNS (default 5) runs each.
 # Writes bench/results/plan.md. Usage: bench/plan.sh [RUNS]   (needs ./possim built)
@@ -31,7 +32,7 @@ evals=$(grep -o '"evaluations": [0-9]*' "$work/a.json" | awk '{ s += $2 } END { 
   echo "| engine | wall s (median), --no-interval | with 95% intervals | simulations (no interval) |"
   echo "|---|---:|---:|---:|"
   echo "| simgrid, --jobs $(nproc) | $(printf %.2f "$sim") | $(printf %.2f "$sim_int") | $evals + 2 single-GPU references |"
-  echo "| analytic (points where a node carries more than the mean run on SimGrid) | $(printf %.3f "$ana") | $(printf %.3f "$ana_int") | |"
+  echo "| analytic (flagged points run on SimGrid) | $(printf %.3f "$ana") | $(printf %.3f "$ana_int") | |"
   echo "| analytic, --analytic-only | $(printf %.3f "$only") | $(printf %.3f "$only_int") | |"
   echo
   echo '```'
