@@ -100,7 +100,7 @@ TEST_CASE("loopback exchange times every message and fits each path", "[exchange
   CHECK(p.tcp_goodput == base.tcp_goodput);
   CHECK(p.sources.at("per_message_s").find("possim calibrate exchange (loopback") !=
         std::string::npos);
-  const fs::path dir = test::scratch("exch", "loop");
+  const auto dir = test::scratch("exch", "loop");
   calibrate::write_profile_with_sidecar(p, exchange_sidecar(r, o, base),
                                         (dir / "ex.json").string());
   CHECK(load_profile((dir / "ex.json").string()).per_message_s == Approx(r.per_message_s));
@@ -253,7 +253,7 @@ TEST_CASE("namespace cluster is deleted on every path, stale ones of dead proces
 
 TEST_CASE("possim calibrate exchange writes a profile, and bad options are one line",
           "[exchange][cli]") {
-  const fs::path dir = test::scratch("exch", "cli");
+  const auto dir = test::scratch("exch", "cli");
   const test::Output o = test::run_possim(
       "calibrate exchange --repeats 2 --kv-sizes 1000000,16000000 --sf-sizes 1000000,16000000 "
       "--base titanx_maxwell --out ex.json --accept-poor-fit",

@@ -328,7 +328,7 @@ TEST_CASE("malformed measurement files give one InputError naming the file and t
 
 TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by possim run",
           "[fit][cli]") {
-  const fs::path dir = test::scratch("fit", "cli");
+  const auto dir = test::scratch("fit", "cli");
   const Profile base = stackless("titanx_maxwell");
   const Profile truth = with_parameters(base, kNames, kTruth);
   MeasurementSet m = fit_design();
@@ -434,7 +434,7 @@ TEST_CASE("the shipped titanx_maxwell profile reproduces POSEIDON.md section 9's
   // that the shipped mechanisms fit must stay within the 3% that issue 8 asks for; Caffe+PS's
   // VGG19 one-node point and its VGG19-22K curve are known misfits (reports/paper/README.md:
   // 6.4% and up to 13.5%), held here only against getting worse.
-  const fs::path dir = test::scratch("fit", "section9");
+  const auto dir = test::scratch("fit", "section9");
   const fs::path measured = fs::path(POSSIM_TESTS_DIR) / ".." / "traces" / "measured";
   std::string files;
   for (const char* f : {"caffe_ps.csv", "cntk_1bit.csv", "poseidon_caffe.csv", "single_gpu.csv", "tf_stock.csv"})

@@ -46,7 +46,7 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
         std::string::npos);
   CHECK(p.sources.at("tcp_goodput").find("from base profile titanx_maxwell") != std::string::npos);
 
-  const fs::path dir = test::scratch("cal", "kernels");
+  const auto dir = test::scratch("cal", "kernels");
   const std::string path = (dir / "cq_test.json").string();
   write_profile_with_sidecar(p, kernel_sidecar(cal, base), path);
   const Profile back = load_profile(path);
@@ -102,7 +102,7 @@ TEST_CASE("a layer limit (--layers) bounds the work and labels the estimated lay
 }
 
 TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "[calibrate][cli]") {
-  const fs::path dir = test::scratch("cal", "cli_kernels");
+  const auto dir = test::scratch("cal", "cli_kernels");
   const test::Output o = test::run_possim(
       "calibrate kernels --model cifar10_quick --batch 8 --backend cpu --repeats 1 "
       "--out cq.json -q",
@@ -147,7 +147,7 @@ TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "
 
 TEST_CASE("calibrate roofline: a square GEMM's FLOPs over its median, a copy's bytes read and written",
           "[calibrate]") {
-  const fs::path dir = test::scratch("calibrate", "roofline");
+  const auto dir = test::scratch("calibrate", "roofline");
   const test::Output o =
       test::run_possim("calibrate roofline --gemm 128 --copy-mib 2 --repeats 3 --warmup 1 --out r.json", dir, 120);
   INFO(o.err);

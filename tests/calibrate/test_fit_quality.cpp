@@ -171,7 +171,7 @@ TEST_CASE("a refitted parameter's source is its mechanism and the new fit, nothi
 
 TEST_CASE("possim calibrate fit refuses a poor fit (exit 3, nothing written) unless --accept-poor-fit",
           "[fit][fit_quality][cli]") {
-  const fs::path dir = test::scratch("fit_quality", "cli");
+  const auto dir = test::scratch("fit_quality", "cli");
   // One point measured twice, 3x apart: no tcp_goodput matches both.
   std::ofstream(dir / "contradict.csv") << "model,strategy,nodes,nic_gbps,batch,iteration_s\n"
                                            "alexnet,wfbp,4,1,128,0.5\n"

@@ -115,7 +115,7 @@ TEST_CASE("a tensor-core recording fills its own math and leaves the fp32 fields
 }
 
 TEST_CASE("possim calibrate kernels --from makes the profile without a backend", "[calibrate][recorded][cli]") {
-  const fs::path dir = test::scratch("cal", "from");
+  const auto dir = test::scratch("cal", "from");
   const auto made = test::run_possim(
       "calibrate kernels --model cifar10_quick --batch 2 --repeats 1 --warmup 0 --no-copies --out run.json -q", dir);
   REQUIRE(made.status == 0);
@@ -155,7 +155,7 @@ TEST_CASE("possim calibrate kernels --from makes the profile without a backend",
 
 TEST_CASE("possim calibrate kernels refuses a poor copy line that would go into the profile (exit 3)",
           "[calibrate][recorded][cli][fit_quality]") {
-  const fs::path dir = test::scratch("cal", "poor_copies");
+  const auto dir = test::scratch("cal", "poor_copies");
   const Recorded r;
   const auto recorded = [&](const json& points) {
     json side = r.sidecar;

@@ -256,7 +256,7 @@ TEST_CASE("a fit keeps its determined parameters' covariance and the base's for 
 
 TEST_CASE("possim calibrate fit --predict SCENARIO, and possim run on the fitted profile, print 95% intervals",
           "[uncertainty][cli]") {
-  const fs::path dir = test::scratch("uncertainty", "cli");
+  const auto dir = test::scratch("uncertainty", "cli");
   // Points a small campaign measures (times made by possim, 2% scatter written into them).
   std::ofstream(dir / "measured.csv") << "model,strategy,nodes,nic_gbps,batch,iteration_s\n"
                                          "alexnet,single,1,10,128,0.428\n"

@@ -33,7 +33,7 @@ TEST_CASE("every broken scenario exits 2 with one line naming the file", "[cli]"
   for (const auto& entry : fs::directory_iterator(fs::path(POSSIM_TESTS_DIR) / "scenarios_bad")) {
     const std::string name = entry.path().filename().string();
     if (name.rfind('_', 0) == 0) continue;  // helper files (e.g. a bad profile) start with _
-    const fs::path dir = scratch("cli", "bad");
+    const auto dir = scratch("cli", "bad");
     const Output o = run_possim("run '" + entry.path().string() + "' --quiet", dir);
     INFO(name << ": " << o.err);
     CHECK(o.status == 2);
@@ -65,7 +65,7 @@ TEST_CASE("a missing scenario file and bad command lines exit 2", "[cli]") {
 }
 
 TEST_CASE("possim run writes JSON and CSV that agree with the table", "[cli]") {
-  const fs::path dir = scratch("cli", "run");
+  const auto dir = scratch("cli", "run");
   const Output o = run_possim("run " + kScenario + " --out out", dir);
   REQUIRE(o.status == 0);
   CHECK(o.out.find("poseidon") != std::string::npos);
@@ -115,7 +115,7 @@ TEST_CASE("explain VGG19 at 8 nodes: SFB for fc6, fc7, fc8 and PS for every conv
 }
 
 TEST_CASE("a model written by `models show --json` runs as a user's own model", "[cli]") {
-  const fs::path dir = scratch("cli", "models");
+  const auto dir = scratch("cli", "models");
   const Output shown = run_possim("models show vgg19 --json", dir);
   REQUIRE(shown.status == 0);
   std::ofstream(dir / "mine.json") << shown.out;
@@ -140,7 +140,7 @@ TEST_CASE("a model written by `models show --json` runs as a user's own model", 
 }
 
 TEST_CASE("possim run says when iterations repeated: --all-iterations simulates each", "[cli]") {
-  const fs::path dir = scratch("cli", "repeats");
+  const auto dir = scratch("cli", "repeats");
   std::ifstream in(kScenario);
   nlohmann::json s = nlohmann::json::parse(in);
   s["name"] = "repeats";
@@ -168,7 +168,7 @@ TEST_CASE("possim run says when iterations repeated: --all-iterations simulates 
 
 TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no-reduce / --reduce "
           "choose", "[cli][fold]") {
-  const fs::path dir = scratch("cli", "fold");
+  const auto dir = scratch("cli", "fold");
   const auto scenario = [&](const char* name, const char* stragglers) {
     std::ofstream(dir / name) << R"({"name": "fold", "model": "vgg19", "batch_per_gpu": 32,
       "cluster": {"nodes": [32], "gpus_per_node": 1, "nic_gbps": [10, 40], "latency_s": 50e-6,
@@ -220,7 +220,7 @@ TEST_CASE("possim maps SimGrid only to run it, from its module, and names a modu
   REQUIRE(libs.status == 0);
   CHECK(libs.out.find("libsimgrid") == std::string::npos);
   CHECK(libs.out.find("libns3") == std::string::npos);
-  const std::filesystem::path dir = scratch("cli", "module");
+  const auto dir = scratch("cli", "module");
   std::ofstream(dir / "s.json") << R"({"name": "m", "model": "googlenet", "batch_per_gpu": 32,
     "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["allreduce"], "iterations": 2,
     "profile": "titanx_maxwell"})";

@@ -40,7 +40,7 @@ std::string row_of(const std::string& out, const std::string& layer) {
 }  // namespace
 
 TEST_CASE("explain on one node of 8 GPUs shows the plan's gather, copies and apply, as run charges them", "[cli][explain]") {
-  const fs::path dir = scratch("explain", "one_node");
+  const auto dir = scratch("explain", "one_node");
   write_file(dir / "s.json", kOneNodeEightGpus);
   const Output e = run_possim("explain s.json --engine analytic", dir);
   INFO(e.out << e.err);
@@ -76,7 +76,7 @@ TEST_CASE("explain on one node of 8 GPUs shows the plan's gather, copies and app
 }
 
 TEST_CASE("explain's cost columns carry units and every column is explained under its table", "[cli][explain]") {
-  const fs::path dir = scratch("explain", "legend");
+  const auto dir = scratch("explain", "legend");
   write_file(dir / "s.json", kOneNodeEightGpus);
   const Output e = run_possim("explain s.json --engine analytic", dir);
   REQUIRE(e.status == 0);
@@ -93,7 +93,7 @@ TEST_CASE("explain's cost columns carry units and every column is explained unde
 }
 
 TEST_CASE("plan --models runs another zoo model at its paper batch and says which batch", "[cli][plan]") {
-  const fs::path dir = scratch("plan", "batch");
+  const auto dir = scratch("plan", "batch");
   write_file(dir / "s.json", R"({"name": "p", "model": "vgg19", "batch_per_gpu": 64,
     "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["allreduce"], "iterations": 2})");
   const std::string common = "plan s.json --engine analytic --no-interval --grid 10,100 --quiet --json -";
@@ -123,7 +123,7 @@ TEST_CASE("plan --models runs another zoo model at its paper batch and says whic
 }
 
 TEST_CASE("a scenario's model list runs every point for each model, and one-model commands refuse it", "[cli][scenario]") {
-  const fs::path dir = scratch("cli", "model_list");
+  const auto dir = scratch("cli", "model_list");
   write_file(dir / "s.json", R"({"name": "two", "model": ["vgg19", "resnet50"], "batch_per_gpu": 16,
     "cluster": {"nodes": [1, 2], "nic_gbps": [10]}, "strategies": ["poseidon"], "iterations": 2})");
   const Output o = run_possim("run s.json --engine analytic --out out", dir);
@@ -170,7 +170,7 @@ TEST_CASE("plan --engine analytic runs on SimGrid the points where a node carrie
   // GoogLeNet on 16 nodes, WFBP and Poseidon (bench/scenarios/plan16.json): the shards holding
   // its larger slices carry more than the mean node, which the analytic engine's
   // representative node stands for.
-  const fs::path dir = scratch("plan", "fallback");
+  const auto dir = scratch("plan", "fallback");
   const fs::path scenario = fs::path(POSSIM_TESTS_DIR) / ".." / "bench" / "scenarios" / "plan16.json";
   const std::string common = "plan '" + scenario.string() + "' --models googlenet --no-interval --quiet --json -";
   const auto answers = [&](const std::string& engine, std::string* err) {

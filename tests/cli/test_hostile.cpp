@@ -73,7 +73,7 @@ std::string nested(int depth) { return std::string(std::size_t(depth), '[') + st
 }  // namespace
 
 TEST_CASE("a FIFO, a device or a folder as an input file is refused at once", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "files");
+  const auto dir = scratch("hostile", "files");
   REQUIRE(mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
   REQUIRE(mkfifo((dir / "fifo.csv").c_str(), 0600) == 0);
   fs::create_directory(dir / "folder.json");
@@ -101,7 +101,7 @@ TEST_CASE("a FIFO, a device or a folder as an input file is refused at once", "[
 }
 
 TEST_CASE("JSON nested 100000 deep is refused before it is parsed", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "nested");
+  const auto dir = scratch("hostile", "nested");
   const std::string deep = nested(100000);
   // The scenario itself, and a nested value in each of its fields that take one.
   write_file(dir / "top.json", deep);
@@ -140,7 +140,7 @@ TEST_CASE("JSON nested 100000 deep is refused before it is parsed", "[cli][hosti
 }
 
 TEST_CASE("numbers beyond a double (1e999) are malformed JSON, exit 2", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "overflow");
+  const auto dir = scratch("hostile", "overflow");
   std::string s = scenario().dump();
   s.replace(s.find("16"), 2, "1e999");
   write_file(dir / "s.json", s);
@@ -160,7 +160,7 @@ TEST_CASE("numbers beyond a double (1e999) are malformed JSON, exit 2", "[cli][h
 }
 
 TEST_CASE("a 10 MB unknown key gets a short one-line message, no hint computed", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "bigkey");
+  const auto dir = scratch("hostile", "bigkey");
   json s = scenario();
   s[std::string(10 << 20, 'k')] = 1;
   write_file(dir / "s.json", s.dump());
@@ -171,7 +171,7 @@ TEST_CASE("a 10 MB unknown key gets a short one-line message, no hint computed",
 }
 
 TEST_CASE("counts past the stated limits are refused naming the limit", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "limits");
+  const auto dir = scratch("hostile", "limits");
   const auto run = [&](const json& s, const std::string& what, const std::string& engine = "simgrid") {
     write_file(dir / "s.json", s.dump());
     INFO(s.dump().substr(0, 300));
@@ -255,7 +255,7 @@ TEST_CASE("counts past the stated limits are refused naming the limit", "[cli][h
 
 TEST_CASE("explain refuses node counts and bandwidths past the limits, NaN included",
           "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "explain");
+  const auto dir = scratch("hostile", "explain");
   write_file(dir / "s.json", scenario().dump());
   for (const std::string bad : {"--nodes 1000000000", "--nodes 0", "--nodes -3", "--gbps nan",
                                 "--gbps inf", "--gbps -nan", "--gbps 1e999", "--gbps 0"})
@@ -269,7 +269,7 @@ TEST_CASE("explain refuses node counts and bandwidths past the limits, NaN inclu
 
 TEST_CASE("FLOPs of 1e308 or a profile peak of 1e-300 are refused, never null or a crash",
           "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "extreme");
+  const auto dir = scratch("hostile", "extreme");
   write_file(dir / "net.json", layer_net([](json& l) { l["fwd_flops"] = 1e308; }).dump());
   std::ifstream in(fs::path(POSSIM_SOURCE_DIR) / "profiles" / "titanx_maxwell.json");
   json prof = json::parse(in);
@@ -297,7 +297,7 @@ TEST_CASE("FLOPs of 1e308 or a profile peak of 1e-300 are refused, never null or
 }
 
 TEST_CASE("a scenario name becomes a folder name only when it is safe", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "names");
+  const auto dir = scratch("hostile", "names");
   fs::create_directories(dir / "work");
   const std::vector<std::string> names = {"../../escaped", "a/b", ".", "..", "",
                                          std::string("nul\0x", 5), std::string(10000, 'n'),
@@ -329,7 +329,7 @@ TEST_CASE("a scenario name becomes a folder name only when it is safe", "[cli][h
 
 TEST_CASE("results are renamed into place whole: an output folder under a file is refused",
           "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "out");
+  const auto dir = scratch("hostile", "out");
   write_file(dir / "s.json", scenario().dump());
   write_file(dir / "file", "a regular file");
   for (const char* out : {"file/results", "file/a/b", "file"}) {
@@ -360,7 +360,7 @@ TEST_CASE("results are renamed into place whole: an output folder under a file i
 
 TEST_CASE("error messages are one line: control characters in what they quote are escaped",
           "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "escape");
+  const auto dir = scratch("hostile", "escape");
   json s = scenario();
   s["strategies"] = {"p\ns\r\t\x01"};
   write_file(dir / "s.json", s.dump());
@@ -381,7 +381,7 @@ TEST_CASE("error messages are one line: control characters in what they quote ar
 TEST_CASE("one failing point stops the sweep with a message naming it", "[cli][hostile]") {
   // A 1e11-parameter layer: syncing it at 0.1 Gbit/s takes hours at 1 node, and across
   // 2048 nodes more than the per-task limit.
-  const fs::path dir = scratch("hostile", "point");
+  const auto dir = scratch("hostile", "point");
   write_file(dir / "net.json", layer_net([](json& l) {
                             l["weight_params"] = 100000000000ll;
                             l["fc_m"] = 100000;
@@ -407,7 +407,7 @@ TEST_CASE("one failing point stops the sweep with a message naming it", "[cli][h
 }
 
 TEST_CASE("single is one row per bandwidth whatever the node counts, with a note", "[cli]") {
-  const fs::path dir = scratch("hostile", "single");
+  const auto dir = scratch("hostile", "single");
   json s = scenario();
   s["strategies"] = {"single", "ps"};
   s["cluster"]["nodes"] = {1, 4};
@@ -424,7 +424,7 @@ TEST_CASE("single is one row per bandwidth whatever the node counts, with a note
 }
 
 TEST_CASE("the analytic engine refuses what it cannot run and says what it approximates", "[cli]") {
-  const fs::path dir = scratch("hostile", "caveat");
+  const auto dir = scratch("hostile", "caveat");
   const auto warnings = [&](const json& s, const std::string& engine) {
     write_file(dir / "s.json", s.dump());
     const Output o = run_possim("run s.json -q --engine " + engine, dir);
@@ -469,7 +469,7 @@ TEST_CASE("the analytic engine refuses what it cannot run and says what it appro
 
 TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2: a fit possim's "
           "profile check rejects is a fit failure naming the parameter", "[cli][hostile][fit]") {
-  const fs::path dir = scratch("hostile", "fit");
+  const auto dir = scratch("hostile", "fit");
   // Iterations of half a minute: per_iteration_s runs to its upper bound (10 s), where the
   // profile's VGG19 throughput point leaves no time for layers.
   write_file(dir / "fast.csv",
@@ -493,7 +493,7 @@ TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2: a fit
 }
 
 TEST_CASE("bad command lines of every command exit 2 with one line on stderr", "[cli][hostile]") {
-  const fs::path dir = scratch("hostile", "cmdline");
+  const auto dir = scratch("hostile", "cmdline");
   for (const std::string args :
        {"", "calibrate", "frobnicate", "models show", "calibrate frob",
         "calibrate exchange --workers 100000 --out x.json", "calibrate exchange --shards 0 --out x.json",

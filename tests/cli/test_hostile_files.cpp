@@ -83,7 +83,7 @@ void write_points(const fs::path& dir, const std::vector<json>& records) {
 }  // namespace
 
 TEST_CASE("a results file cannot run a command through the report's gnuplot scripts", "[cli][hostile]") {
-  const fs::path dir = scratch("files", "inject");
+  const auto dir = scratch("files", "inject");
   json j = results_file(dir);
   const std::string marker = (dir / "PWNED").string();
   for (const std::string field : {"model", "strategy"}) {
@@ -131,7 +131,7 @@ TEST_CASE("gnuplot scripts quote every string and put none on a line of its own"
 
 TEST_CASE("a results record that is not what possim writes is an error naming the field, never a crash",
           "[cli][hostile]") {
-  const fs::path dir = scratch("files", "records");
+  const auto dir = scratch("files", "records");
   const json j = results_file(dir);
   struct Case {
     std::function<void(json&)> edit;
@@ -178,7 +178,7 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
 
 TEST_CASE("a report draws every results file the reader accepts, at the edges of its ranges",
           "[cli][hostile]") {
-  const fs::path dir = scratch("files", "edges");
+  const auto dir = scratch("files", "edges");
   const json j = results_file(dir);
   const std::vector<std::pair<std::string, std::function<void(json&)>>> edges = {
       {"nothing moves", [](json& r) { r["images_per_s"] = 0; r["speedup"] = 0; r["scaling_efficiency"] = 0; }},
@@ -218,7 +218,7 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
 }
 
 TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named FILE:LINE", "[cli][hostile]") {
-  const fs::path dir = scratch("files", "resume");
+  const auto dir = scratch("files", "resume");
   const std::vector<json> good = sweep_points(dir);
   const std::string before = slurp(dir / "sw" / "results.csv");
   struct Case {
@@ -264,7 +264,7 @@ TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named F
 
 TEST_CASE("plan reads its scenario through the same door as run: depth, malformed JSON, exit 2",
           "[cli][hostile]") {
-  const fs::path dir = scratch("files", "plan");
+  const auto dir = scratch("files", "plan");
   write_file(dir / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
   refused(run_possim("plan deep.json --engine analytic", dir, kTimeout), "nested deeper than 64");
   write_file(dir / "broken.json", "{\"name\": \"x\",");
@@ -282,7 +282,7 @@ TEST_CASE("plan reads its scenario through the same door as run: depth, malforme
 
 TEST_CASE("numbers are decimal everywhere: hex, inf and nan are not numbers in prices and CSV cells",
           "[cli][hostile]") {
-  const fs::path dir = scratch("files", "numbers");
+  const auto dir = scratch("files", "numbers");
   write_file(dir / "s.json", small_scenario().dump());
   const json prices = json::parse(slurp(fs::path(POSSIM_TESTS_DIR) / ".." / "prices" / "example.json"));
   for (const std::string key : {"0x10", "inf", "nan", " 10", "1e999"}) {
@@ -309,7 +309,7 @@ TEST_CASE("numbers are decimal everywhere: hex, inf and nan are not numbers in p
 
 TEST_CASE("text that is not UTF-8 or holds control characters is refused where it enters",
           "[cli][hostile]") {
-  const fs::path dir = scratch("files", "utf8");
+  const auto dir = scratch("files", "utf8");
   // A scenario file whose name is not UTF-8: refused before anything runs (results.json
   // records the name, and JSON holds only UTF-8).
   write_file(dir / "s\xff.json", small_scenario().dump());
@@ -372,7 +372,7 @@ TEST_CASE("possim's text checks: UTF-8, labels, printable messages, decimal numb
 }
 
 TEST_CASE("a device sheet is read through the door: a FIFO or /dev/zero is refused at once", "[cli][hostile]") {
-  const fs::path dir = scratch("files", "sheet");
+  const auto dir = scratch("files", "sheet");
   REQUIRE(mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
   for (const std::string sheet : {"fifo.json", "./fifo.json", "/dev/zero", "/dev/urandom"}) {
     INFO(sheet);
@@ -384,7 +384,7 @@ TEST_CASE("a device sheet is read through the door: a FIFO or /dev/zero is refus
 }
 
 TEST_CASE("a layer JSON read again is parsed again only when the file changed", "[input]") {
-  const fs::path dir = scratch("files", "layer_cache");
+  const auto dir = scratch("files", "layer_cache");
   const auto net = [](const std::string& name) {
     return json{{"format", "possim-network-1"}, {"name", name}, {"input", {8, 1, 1}},
                 {"layers", {{{"name", "fc"}, {"kind", "fc"}, {"in", {8, 1, 1}}, {"out", {8, 1, 1}},

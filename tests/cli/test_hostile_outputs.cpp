@@ -85,7 +85,7 @@ void refused(const Output& o, const std::string& what) {
 
 TEST_CASE("plan, validate, fit and derive never replace or write through a device, FIFO, symlink or folder",
           "[cli][hostile]") {
-  const fs::path dir = scratch("outputs", "targets");
+  const auto dir = scratch("outputs", "targets");
   const std::vector<std::string> targets = hostile_targets(dir);
   write_file(dir / "s.json", small_scenario().dump());
   write_file(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
@@ -116,7 +116,7 @@ TEST_CASE("plan, validate, fit and derive never replace or write through a devic
 }
 
 TEST_CASE("write_file_atomic refuses what is not a regular file and replaces what is", "[hostile]") {
-  const fs::path dir = scratch("outputs", "atomic");
+  const auto dir = scratch("outputs", "atomic");
   hostile_targets(dir);
   for (const char* t : {"null", "fifo", "link", "folder"}) {
     if (!fs::exists(fs::symlink_status(dir / t))) continue;
@@ -133,7 +133,7 @@ TEST_CASE("write_file_atomic refuses what is not a regular file and replaces wha
 }
 
 TEST_CASE("a sweep never appends through a symlinked points.jsonl", "[cli][hostile]") {
-  const fs::path dir = scratch("outputs", "points");
+  const auto dir = scratch("outputs", "points");
   write_file(dir / "base.json", small_scenario().dump());
   write_file(dir / "sweep.json", R"({"name": "sw", "base": "base.json", "axes": {"cluster.nodes": [2]}})");
   write_file(dir / "victim", "precious\n");
@@ -150,7 +150,7 @@ TEST_CASE("a sweep never appends through a symlinked points.jsonl", "[cli][hosti
 
 TEST_CASE("a results folder that is a symlink, or holds a device or link where results go, is refused",
           "[cli][hostile]") {
-  const fs::path dir = scratch("outputs", "folder");
+  const auto dir = scratch("outputs", "folder");
   write_file(dir / "s.json", small_scenario().dump());
   fs::create_directory(dir / "elsewhere");
   fs::create_directory_symlink(dir / "elsewhere", dir / "out");
@@ -172,7 +172,7 @@ TEST_CASE("output to a full device is an error, not exit 0", "[cli][hostile]") {
     WARN("no /dev/full here");
     return;
   }
-  const fs::path dir = scratch("outputs", "full");
+  const auto dir = scratch("outputs", "full");
   for (const char* args : {"models", "--version", "models show alexnet --json", "run --help"}) {
     INFO(args);
     const Output o = run_possim(std::string(args) + " >/dev/full", dir, kTimeout);
@@ -183,7 +183,7 @@ TEST_CASE("output to a full device is an error, not exit 0", "[cli][hostile]") {
 }
 
 TEST_CASE("an empty --out or --json is an error, not the default folder or no file", "[cli][hostile]") {
-  const fs::path dir = scratch("outputs", "empty");
+  const auto dir = scratch("outputs", "empty");
   write_file(dir / "s.json", small_scenario().dump());
   write_file(dir / "m.csv", "model,strategy,nodes,nic_gbps,iteration_s\nalexnet,ps,2,10,0.5\n");
   REQUIRE(run_possim("run s.json -q --engine analytic --out r", dir, kTimeout).status == 0);

@@ -58,7 +58,7 @@ std::set<pid_t> left_after(pid_t pid, std::chrono::seconds limit) {
 
 TEST_CASE("SIGINT and SIGTERM to possim validate end its simulation and exit 130 or 143", "[cli][interrupt]") {
   for (const auto& [sig, expected] : {std::pair<int, int>{SIGTERM, 143}, {SIGINT, 130}}) {
-    const fs::path dir = scratch("processes", "validate_" + std::to_string(sig));
+    const auto dir = scratch("processes", "validate_" + std::to_string(sig));
     std::set<pid_t> children;
     const pid_t pid = start_long_validate(dir, children);
     REQUIRE(kill(pid, sig) == 0);
@@ -75,7 +75,7 @@ TEST_CASE("SIGINT and SIGTERM to possim validate end its simulation and exit 130
 }
 
 TEST_CASE("a simulation dies with possim, even when possim is killed with SIGKILL", "[cli][interrupt]") {
-  const fs::path dir = scratch("processes", "sigkill");
+  const auto dir = scratch("processes", "sigkill");
   std::set<pid_t> children;
   const pid_t pid = start_long_validate(dir, children);
   REQUIRE(kill(pid, SIGKILL) == 0);
@@ -89,7 +89,7 @@ TEST_CASE("a simulation dies with possim, even when possim is killed with SIGKIL
 }
 
 TEST_CASE("rank 0 of an mpirun sweep does not wait for ever for a rank that never comes", "[cli][hostile]") {
-  const fs::path dir = scratch("processes", "gather");
+  const auto dir = scratch("processes", "gather");
   std::ofstream(dir / "base.json") << R"({"name": "g", "model": "alexnet", "batch_per_gpu": 16,
     "cluster": {"nodes": [2], "nic_gbps": [1, 10]}, "strategies": ["ps"], "iterations": 2})";
   std::ofstream(dir / "sweep.json") << R"({"name": "g", "base": "base.json", "axes": {"cluster.nic_gbps": [1, 10]}})";

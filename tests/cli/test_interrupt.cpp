@@ -26,7 +26,7 @@ using possim::test::start_possim;
 namespace {
 
 void interrupt_sweep(int sig, int expected_status) {
-  const fs::path dir = possim::test::scratch("interrupt", std::to_string(sig));
+  const auto dir = possim::test::scratch("interrupt", std::to_string(sig));
   // Points that each take many seconds (the fastest, PS on 16 nodes, takes 8 s for 300 iterations in
   // a release build; 20 iterations took under a second, and a point finished before the signal came
   // in CI): the sweep is far from done, and no point is, when the signal comes.

@@ -45,17 +45,17 @@ void require_none(const std::vector<figures::Mismatch>& bad) {
 }  // namespace
 
 TEST_CASE("quoted figures: README and reports say what their commands print now", "[figures]") {
-  const fs::path dir = scratch("figures", "ci");
+  const auto dir = scratch("figures", "ci");
   require_none(figures::check(manifest(), repo_access(dir), dir.string(), figures::Scope::ci));
 }
 
 TEST_CASE("quoted figures: every report section rerun (slow, by hand)", "[.figures-all]") {
-  const fs::path dir = scratch("figures", "all");
+  const auto dir = scratch("figures", "all");
   require_none(figures::check(manifest(), repo_access(dir), dir.string(), figures::Scope::all));
 }
 
 TEST_CASE("quoted figures: a figure edited by hand is named by file and line") {
-  const fs::path dir = scratch("figures", "edit");
+  const auto dir = scratch("figures", "edit");
   const json m = manifest();
   const figures::Access real = repo_access(dir);
   // The committed files agree with each other (the quotes that need no command).
@@ -91,7 +91,7 @@ TEST_CASE("quoted figures: a figure edited by hand is named by file and line") {
 }
 
 TEST_CASE("quoted figures: passages and blocks and formats and bounds by hand") {
-  const fs::path dir = scratch("figures", "hand");
+  const auto dir = scratch("figures", "hand");
   figures::Access a;
   std::map<std::string, std::string> files = {
       {"doc.md", "# Doc\nThe run takes 1.50 s\nand 12% is\nnetwork; under 0.1% waits.\n\n```\n$ ./possim echo\nline one\nline 2\n```\n"},

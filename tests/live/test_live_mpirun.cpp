@@ -19,7 +19,7 @@ TEST_CASE("possim run --engine live under mpirun -np 2: rank 0 writes every poin
     WARN("mpirun not found: the mpirun test is skipped (setup.sh installs openmpi-bin)");
     return;
   }
-  const fs::path dir = scratch("live", "mpirun");
+  const auto dir = scratch("live", "mpirun");
   // One node (rank 1 sits it out), then two: PS over loopback, a small model.
   write_file(dir / "s.json", R"({"name": "m", "model": "alexnet", "batch_per_gpu": 32,
     "cluster": {"nodes": [1, 2], "nic_gbps": [10]}, "strategies": ["ps"], "iterations": 3,

@@ -29,7 +29,7 @@ std::size_t count(const std::string& s, const std::string& what) {
 }  // namespace
 
 TEST_CASE("possim report: an inline SVG per figure, PNGs beside, no external URL", "[report][cli]") {
-  const fs::path dir = scratch("report", "small");
+  const auto dir = scratch("report", "small");
   std::ofstream(dir / "s.json") << R"({"name": "small", "model": "cifar10_quick", "batch_per_gpu": 100,
     "cluster": {"nodes": [1, 2, 4], "nic_gbps": [10, 40]}, "strategies": ["ps", "poseidon", "adam"],
     "iterations": 2})";
@@ -124,7 +124,7 @@ TEST_CASE("possim report: an inline SVG per figure, PNGs beside, no external URL
 }
 
 TEST_CASE("possim report: bad input exits 2 with one line, writes nothing", "[report][cli]") {
-  const fs::path dir = scratch("report", "bad");
+  const auto dir = scratch("report", "bad");
   std::ofstream(dir / "not_results.json") << R"({"name": "x"})";
   std::ofstream(dir / "broken.json") << R"({"scenario": "x", "results": [{"model": "m"}]})";
   for (const std::string args : {"report", "report not_results.json", "report broken.json", "report /nonexistent.json",

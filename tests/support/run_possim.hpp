@@ -92,14 +92,27 @@ inline std::string slurp(const std::filesystem::path& p) {
   return std::string((std::istreambuf_iterator<char>(f)), {});
 }
 
-// An empty folder <tmp>/possim_<group>_<name>_<pid>, made afresh.
-inline std::filesystem::path scratch(const std::string& group, const std::string& name) {
-  const std::filesystem::path d =
+// An empty folder <tmp>/possim_<group>_<name>_<pid>, made afresh: a folder of one test's
+// own, removed when the test ends, passed or failed (a REQUIRE unwinds through it): hold it
+// as `const auto dir = scratch(...)`.
+class ScratchDir : public std::filesystem::path {
+ public:
+  explicit ScratchDir(std::filesystem::path p) : std::filesystem::path(std::move(p)) {}
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(*this, ec);
+  }
+};
+
+inline ScratchDir scratch(const std::string& group, const std::string& name) {
+  std::filesystem::path d =
       std::filesystem::temp_directory_path() /
       ("possim_" + group + "_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
-  return d;
+  return ScratchDir(std::move(d));
 }
 
 }  // namespace possim::test

@@ -260,7 +260,7 @@ TEST_CASE("Malformed device sheets: one InputError naming file and field", "[der
 }
 
 TEST_CASE("possim profile derive writes a profile that possim run accepts", "[derive][cli]") {
-  const fs::path dir = test::scratch("derive", "ok");
+  const auto dir = test::scratch("derive", "ok");
   // A user's own sheet, by path, next to shipped names.
   std::ofstream(dir / "my_gpu.json") << sheet_json("a100").dump(2);
   test::Output o = test::run_possim(
@@ -295,7 +295,7 @@ TEST_CASE("possim profile derive writes a profile that possim run accepts", "[de
 
 TEST_CASE("possim profile derive: bad input exits 2 with one line and writes nothing",
           "[derive][cli]") {
-  const fs::path dir = test::scratch("derive", "bad");
+  const auto dir = test::scratch("derive", "bad");
   json j = sheet_json("h100");
   j["memory_bytes_per_s"]["value"] = 3.35;  // TB/s
   std::ofstream(dir / "tb.json") << j.dump(2);
@@ -340,7 +340,7 @@ TEST_CASE("Shipped derived profiles are what derive_all.sh makes of the shipped 
   // The script itself, into a scratch folder: every derivation, then V100's and A100's fits to
   // the published points. If this fails, the base profile, a device sheet, a published point or
   // the fit changed: run profiles/devices/derive_all.sh.
-  const fs::path dir = test::scratch("derive", "shipped");
+  const auto dir = test::scratch("derive", "shipped");
   const test::Output o = test::run_command("OUT='" + dir.string() + "' POSSIM='" + test::possim_binary() +
                                                "' sh '" + POSSIM_SOURCE_DIR + "/profiles/devices/derive_all.sh'",
                                            dir);

@@ -134,7 +134,7 @@ TEST_CASE("prices: the shipped example parses: bad files are one line naming the
 
 TEST_CASE("possim plan answers each question with its binding resource, as a table and JSON",
           "[planning][cli]") {
-  const std::filesystem::path dir = scratch("plan", "cli");
+  const auto dir = scratch("plan", "cli");
   std::ofstream(dir / "s.json") << R"({"name": "p", "model": "vgg19", "batch_per_gpu": 32,
     "cluster": {"nodes": [8], "nic_gbps": [10]}, "strategies": ["poseidon", "wfbp"],
     "iterations": 3, "profile": "titanx_maxwell"})";

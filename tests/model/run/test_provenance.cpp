@@ -36,7 +36,7 @@ TEST_CASE("possim --version prints the commit the build was made from", "[proven
   CHECK(std::string(possim::possim_version()).size() > 0);
   // Refreshed at every build (cmake/version.cmake), not only when cmake configured: a build
   // after a commit records that commit. (Outside a git checkout the version is "unknown".)
-  const fs::path dir = scratch("provenance", "version");
+  const auto dir = scratch("provenance", "version");
   const auto head = possim::test::run_command("git describe --always", fs::path(POSSIM_TESTS_DIR) / "..", 0, dir);
   INFO("git describe: " << head.out << head.err << "(a build before the last commit fails here: rebuild)");
   if (head.status == 0 && !head.out.empty())
@@ -48,7 +48,7 @@ TEST_CASE("possim --version prints the commit the build was made from", "[proven
 
 TEST_CASE("each engine writes its own results folder, with the provenance of its numbers",
           "[provenance][cli]") {
-  const fs::path dir = scratch("provenance", "engines");
+  const auto dir = scratch("provenance", "engines");
   const std::string scenario = R"({"name": "tiny", "model": "cifar10_quick", "batch_per_gpu": 100,
     "cluster": {"nodes": [2], "nic_gbps": [10]}, "strategies": ["poseidon"], "iterations": 2, "seed": 7})";
   std::ofstream(dir / "tiny.json") << scenario;
@@ -80,7 +80,7 @@ TEST_CASE("each engine writes its own results folder, with the provenance of its
 }
 
 TEST_CASE("a layer JSON model is recorded with the hash of its bytes", "[provenance][cli]") {
-  const fs::path dir = scratch("provenance", "layer_json");
+  const auto dir = scratch("provenance", "layer_json");
   const auto shown = run_possim("models show cifar10_quick --json", dir);
   REQUIRE(shown.status == 0);
   std::ofstream(dir / "mine.json") << shown.out;

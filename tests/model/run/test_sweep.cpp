@@ -172,7 +172,7 @@ TEST_CASE("bad sweep files: one InputError naming the file and the field", "[swe
 }
 
 TEST_CASE("possim sweep: bad input exits 2 with one line and writes nothing", "[sweep][cli]") {
-  const fs::path dir = scratch("sweep", "bad");
+  const auto dir = scratch("sweep", "bad");
   std::ofstream(dir / "typo.json") << R"({"scenario": {}, "axes": {}, "extra": 1})";
   std::ofstream(dir / "missing_base.json") << R"({"base": "nowhere.json", "axes": {}})";
   for (const std::string args :
@@ -190,7 +190,7 @@ TEST_CASE("possim sweep: bad input exits 2 with one line and writes nothing", "[
 
 TEST_CASE("a sweep interrupted by SIGINT and run again gives the uninterrupted sweep's results",
           "[sweep][cli][interrupt]") {
-  const fs::path dir = scratch("sweep", "resume");
+  const auto dir = scratch("sweep", "resume");
   write_sweep(dir / "s.json", 40);  // 600 points
   const auto whole = run_possim("sweep s.json --engine analytic --out whole", dir);
   REQUIRE(whole.status == 0);
@@ -240,7 +240,7 @@ TEST_CASE("a sweep interrupted by SIGINT and run again gives the uninterrupted s
 }
 
 TEST_CASE("shards 0/2 and 1/2 (--shard), merged, give the whole sweep", "[sweep][cli]") {
-  const fs::path dir = scratch("sweep", "shards");
+  const auto dir = scratch("sweep", "shards");
   write_sweep(dir / "s.json", 3);
   REQUIRE(run_possim("sweep s.json --engine analytic --out whole -q", dir).status == 0);
   REQUIRE(run_possim("sweep s.json --engine analytic --shard 0/2 -q", dir).status == 0);
@@ -278,7 +278,7 @@ TEST_CASE("under mpirun -np 2 each rank runs half and rank 0 writes the whole sw
     WARN("mpirun not found: the mpirun test is skipped (setup.sh installs openmpi-bin)");
     return;
   }
-  const fs::path dir = scratch("sweep", "mpi");
+  const auto dir = scratch("sweep", "mpi");
   write_sweep(dir / "s.json", 3);
   REQUIRE(run_possim("sweep s.json --engine analytic --out whole -q", dir).status == 0);
   const std::string root = ::getuid() == 0 ? " --allow-run-as-root" : "";
@@ -294,7 +294,7 @@ TEST_CASE("under mpirun -np 2 each rank runs half and rank 0 writes the whole sw
 }
 
 TEST_CASE("a sweep over a scenario's own lists gives possim run's numbers, stacks included", "[sweep][cli]") {
-  const fs::path dir = scratch("sweep", "as_run");
+  const auto dir = scratch("sweep", "as_run");
   const std::string scenario = std::string(POSSIM_SOURCE_DIR) + "/scenarios/paper/atc17_speedup_tf_vgg19.json";
   std::ofstream(dir / "s.json") << json{{"base", scenario}, {"axes", json::object()}}.dump();
   // Intervals too (titanx_maxwell is a fitted profile): a sweep point reruns as possim run does.

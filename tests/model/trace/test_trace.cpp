@@ -307,7 +307,7 @@ TEST_CASE("the analytic engine's representative is worker 0, its server no worke
 
 TEST_CASE("possim run --trace: files in the output folder, chosen points, bad options exit 2",
           "[trace][cli]") {
-  const fs::path dir = scratch("trace", "cli");
+  const auto dir = scratch("trace", "cli");
   std::ofstream(dir / "s.json") << R"({"name": "t", "model": "cifar10_quick", "batch_per_gpu": 16,
     "cluster": {"nodes": [2, 4], "nic_gbps": [0.5, 1]}, "strategies": ["ps"], "iterations": 2})";
   // Every point: 0.5 and 1 Gbit/s apart, in --out, a warning past a few files.

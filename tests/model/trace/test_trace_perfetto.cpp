@@ -75,7 +75,7 @@ const char* kScenario = R"({"name": "perfetto", "model": "cifar10_quick", "batch
 }  // namespace
 
 TEST_CASE("traces of both engines, as Perfetto's trace processor reads them", "[perfetto]") {
-  const fs::path dir = scratch("trace", "perfetto");
+  const auto dir = scratch("trace", "perfetto");
   std::ofstream(dir / "s.json") << kScenario;
   const Scenario s = load_scenario((dir / "s.json").string());
   const std::vector<SweepPoint> chosen = {{"poseidon", 4, 1}, {"allreduce", 4, 0.5}};
