@@ -171,7 +171,9 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   check_output_file(out, "--out");
   check_output_file(cal::sidecar_path(out), "--out (its calibration record)");
   if (name.empty()) name = std::filesystem::path(out).stem().string();
-  const std::unique_ptr<Engine> engine = make_engine(engine_name, engine_request());
+  EngineRequest request = engine_request();
+  request.quiet = quiet;
+  const std::unique_ptr<Engine> engine = make_engine(engine_name, request);
 
   const MeasurementSet m = load_measurement_files(meas_paths, batch);
   std::string note;

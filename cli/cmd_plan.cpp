@@ -398,6 +398,7 @@ int cmd_plan(const std::vector<std::string>& args) {
 
   EngineRequest request = engine_request();
   request.all_iterations = all_iterations;
+  request.quiet = quiet;
   const auto engine = make_engine(engine_name, request);
 
   // Every input checked: say which batch each model runs at (--quiet too, when it is not

@@ -158,6 +158,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
                      engine_choices([](const EngineCapabilities& c) { return c.runs_sweeps; }));
   EngineRequest request = engine_request();
   request.all_iterations = all_iterations;
+  request.quiet = quiet;
   const auto engine = make_engine(engine_name, request);
   const std::optional<Shard> mpi = mpi_shard();
   if (mpi && mpi->count > 1 && vm.count("shard"))

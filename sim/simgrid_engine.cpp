@@ -121,10 +121,6 @@ class SharedProgress {
   SimProgress* p_;
 };
 
-// A point running longer than kQuietS says how far it has got on stderr, every kEveryS:
-// a model of thousands of layers can take minutes, and silence looks like a hang.
-constexpr double kQuietS = 10, kEveryS = 10;
-
 void say_progress(const SyncPlan& plan, const SimProgress& p, double elapsed_s) {
   const double total = double(p.instances_total.load(std::memory_order_relaxed));
   const double done = double(p.instances_done.load(std::memory_order_relaxed));
@@ -199,13 +195,15 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   std::string out;
   char buf[1 << 16];
   const auto started = std::chrono::steady_clock::now();
-  double said_s = kQuietS - kEveryS;
+  // A point running longer than progress_every_s says how far it has got, that often: a
+  // model of thousands of layers can take minutes, and silence looks like a hang.
+  double said_s = 0;
   for (;;) {
     pollfd pfd{fds[0], POLLIN, 0};
     const int ready = ::poll(&pfd, 1, 1000);
     if (ready < 0 && errno != EINTR) break;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (elapsed >= said_s + kEveryS) {
+    if (elapsed >= said_s + options_.progress_every_s && !options_.quiet) {
       say_progress(plan, *progress.get(), elapsed);
       said_s = elapsed;
     }

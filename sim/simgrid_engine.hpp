@@ -40,6 +40,11 @@ struct SimGridOptions {
   // The run's budget of SimGrid clock steps (sim/progress.hpp); 0: derived from the plan,
   // 64 per task instance and flow it holds plus a million. A run past it is stopped.
   std::uint64_t max_clock_steps = 0;
+  // A point running longer than this says on stderr how far it has got, and again as often.
+  double progress_every_s = 10;
+  // No progress of a long point on stderr (`possim run -q`: "no table, no progress"); the
+  // one-line notice that a run was folded stays, as what the numbers are of.
+  bool quiet = false;
 };
 
 // Whether a run of `plan` is folded; `why_not` gets the reason it is not valid ("" when

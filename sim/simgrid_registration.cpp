@@ -12,6 +12,7 @@ std::unique_ptr<Engine> make_simgrid_engine(const EngineRequest& q) {
              : q.reduce == "on" ? SimGridOptions::Reduce::on
                                 : SimGridOptions::Reduce::automatic;
   o.network = q.network_solver == "lmm" ? NetworkBackend::lmm : NetworkBackend::star;
+  o.quiet = q.quiet;
   return std::make_unique<SimGridEngine>(o);
 }
 

@@ -1,6 +1,9 @@
 // The SimGrid engine against the analytic engine and against hand calculations.
 #include <algorithm>
+#include <cstdio>
 #include <map>
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -434,4 +437,50 @@ TEST_CASE("one shard holding every slice: the analytic engine waits behind its N
   CHECK(g.iteration_s >= 6 * b / plan.nic_bytes_per_s());
   CHECK(a.iteration_s >= 6 * b / plan.nic_bytes_per_s());
   CHECK(a.iteration_s == Approx(g.iteration_s).epsilon(0.03));
+}
+
+namespace {
+
+// What `f` writes to stderr (fd 2, as the engine's progress is written), through a file.
+template <class F>
+std::string stderr_of(F f) {
+  std::fflush(stderr);
+  FILE* tmp = std::tmpfile();
+  REQUIRE(tmp != nullptr);
+  const int saved = ::dup(2);
+  ::dup2(::fileno(tmp), 2);
+  try {
+    f();
+  } catch (...) {
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::fclose(tmp);
+    throw;
+  }
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(tmp);
+  std::string text;
+  for (int c; (c = std::fgetc(tmp)) != EOF;) text += char(c);
+  std::fclose(tmp);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a long point says how far it has got unless quiet", "[simgrid][progress]") {
+  // progress_every_s made tiny, so that a point of milliseconds is "long".
+  const Network net = small_cnn();
+  const Profile prof = flat_profile();
+  const SyncPlan plan = make_plan("wfbp", request(net, prof, 4, 10, 32, 3));
+  sim::SimGridOptions o;
+  o.progress_every_s = 1e-9;
+  const std::string said = stderr_of([&] { sim::SimGridEngine(o).run(plan, {}); });
+  CHECK(said.find("possim: simgrid: wfbp at 4 nodes: ") != std::string::npos);
+  CHECK(said.find("task instances simulated") != std::string::npos);
+  o.quiet = true;
+  CHECK(stderr_of([&] { sim::SimGridEngine(o).run(plan, {}); }).empty());
+  CHECK(stderr_of([&] { sim::SimGridEngine().run(plan, {}); }).empty());  // 10 s: never, here
 }
