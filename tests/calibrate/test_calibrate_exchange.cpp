@@ -104,7 +104,6 @@ TEST_CASE("loopback exchange times every message and fits each path", "[exchange
   calibrate::write_profile_with_sidecar(p, exchange_sidecar(r, o, base),
                                         (dir / "ex.json").string());
   CHECK(load_profile((dir / "ex.json").string()).per_message_s == Approx(r.per_message_s));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("an mpirun-style launch meets at the coordinator and measures the same paths",
@@ -277,5 +276,4 @@ TEST_CASE("possim calibrate exchange writes a profile, and bad options are one l
       test::run_possim("calibrate exchange --kv-sizes 100,abc --out bad.json", dir);
   CHECK(sizes.status == 2);
   CHECK(sizes.err.find("--kv-sizes") != std::string::npos);
-  fs::remove_all(dir);
 }

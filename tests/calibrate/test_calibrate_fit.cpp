@@ -404,7 +404,6 @@ TEST_CASE("possim calibrate fit: table, fitted profile, held-out prediction by p
   CHECK(absorbed.out.find("do not determine per_iteration_s: a model's single-GPU throughput point") !=
         std::string::npos);
   CHECK(absorbed.out.find("hardly tell apart per_iteration_s") == std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("trimmed line fit drops one-sided outliers (descheduled messages)", "[fit][exchange]") {
@@ -462,7 +461,6 @@ TEST_CASE("the shipped titanx_maxwell profile reproduces POSEIDON.md section 9's
   }
   CHECK(misfits == 6);
   CHECK(v.at("mean_abs_error").get<double>() < 0.03);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("single-GPU points at several precisions fit compute_scale and tensor_core_scale apart",

@@ -77,7 +77,6 @@ TEST_CASE("calibrated profile loads back and its measured block drives the analy
   double sum = back.per_iteration_s;
   for (const auto& t : cal.measured.layers) sum += t.forward_s + t.backward_s;
   CHECK(res.iteration_s == Approx(sum).epsilon(1e-9));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a layer limit (--layers) bounds the work and labels the estimated layers",
@@ -142,7 +141,6 @@ TEST_CASE("possim calibrate kernels writes a profile that possim run accepts", "
   const test::Output help = test::run_possim("calibrate kernels --help", dir);
   CHECK(help.status == 0);
   CHECK(help.out.find("--backend") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("calibrate roofline: a square GEMM's FLOPs over its median, a copy's bytes read and written",
@@ -173,5 +171,4 @@ TEST_CASE("calibrate roofline: a square GEMM's FLOPs over its median, a copy's b
     CHECK(gpu.status == 1);
     CHECK((gpu.err.find("no CUDA device") != std::string::npos || gpu.err.find("GPU backend not built") != std::string::npos));
   }
-  fs::remove_all(dir);
 }

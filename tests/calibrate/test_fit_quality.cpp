@@ -199,5 +199,4 @@ TEST_CASE("possim calibrate fit refuses a poor fit (exit 3, nothing written) unl
   CHECK(test::slurp(dir / "accepted.calibration.json").find("\"accepted_poor_fit\"") != std::string::npos);
   const test::Output help = test::run_possim("calibrate fit --help", dir);
   CHECK(help.out.find("--accept-poor-fit") != std::string::npos);
-  fs::remove_all(dir);
 }

@@ -374,5 +374,4 @@ TEST_CASE("possim calibrate fit --predict SCENARIO, and possim run on the fitted
   CHECK(broken.status == 2);
   CHECK(broken.err.find("broken.json") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "never.json"));
-  fs::remove_all(dir);
 }

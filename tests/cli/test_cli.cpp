@@ -89,7 +89,6 @@ TEST_CASE("possim run writes JSON and CSV that agree with the table", "[cli]") {
   std::ifstream a(dir / "out" / "results.csv"), b(dir / "out2" / "results.csv");
   const std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
   CHECK(sa == sb);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("explain VGG19 at 8 nodes: SFB for fc6, fc7, fc8 and PS for every conv", "[cli]") {
@@ -136,7 +135,6 @@ TEST_CASE("a model written by `models show --json` runs as a user's own model", 
   for (const char* m : {"alexnet", "cifar10_quick", "googlenet", "inception_v3", "vgg16", "vgg19",
                         "vgg19_22k", "resnet50", "resnet152"})
     CHECK(listing.out.find(m) != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("possim run says when iterations repeated: --all-iterations simulates each", "[cli]") {
@@ -163,7 +161,6 @@ TEST_CASE("possim run says when iterations repeated: --all-iterations simulates 
     CHECK(a["results"][i]["iteration_s"].get<double>() ==
           Approx(b["results"][i]["iteration_s"].get<double>()).epsilon(1e-9));
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no-reduce / --reduce "
@@ -209,7 +206,6 @@ TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no
   CHECK(refused.status == 2);
   CHECK(refused.err.find("stragglers") != std::string::npos);
   CHECK(lines(refused.err) == 1);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("possim maps SimGrid only to run it, from its module, and names a module it cannot open",

@@ -72,7 +72,6 @@ TEST_CASE("explain on one node of 8 GPUs shows the plan's gather, copies and app
   pct.precision(1);
   pct << "GPU stall " << stall * 100 << "%";
   CHECK(e.out.find(pct.str()) != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("explain's cost columns carry units and every column is explained under its table", "[cli][explain]") {
@@ -89,7 +88,6 @@ TEST_CASE("explain's cost columns carry units and every column is explained unde
   const Output r = run_possim("run s.json --engine analytic --out out", dir);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("stall = ") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("plan --models runs another zoo model at its paper batch and says which batch", "[cli][plan]") {
@@ -119,7 +117,6 @@ TEST_CASE("plan --models runs another zoo model at its paper batch and says whic
   o = run_possim(common + " --batch 0", dir);
   CHECK(o.status == 2);
   CHECK(count_lines(o.err) == 1);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a scenario's model list runs every point for each model, and one-model commands refuse it", "[cli][scenario]") {
@@ -163,7 +160,6 @@ TEST_CASE("a scenario's model list runs every point for each model, and one-mode
     CHECK(count_lines(bad.err) == 1);
     CHECK(bad.err.find("s.json: model: is a list of 2 models") != std::string::npos);
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("plan --engine analytic runs on SimGrid the points where a node carries more than the mean, unless --analytic-only", "[cli][plan]") {
@@ -196,5 +192,4 @@ TEST_CASE("plan --engine analytic runs on SimGrid the points where a node carrie
   // 1% of the iteration are not flagged and stay analytic).
   CHECK(fallback.at("wfbp") == Approx(sim.at("wfbp")).epsilon(1e-4));
   CHECK(std::abs(only.at("wfbp") / sim.at("wfbp") - 1) > 0.05);
-  fs::remove_all(dir);
 }

@@ -97,7 +97,6 @@ TEST_CASE("a FIFO, a device or a folder as an input file is refused at once", "[
   refused(run_possim("calibrate fit m.csv --profile ./fifo.json --out f.json -q", dir, kTimeout), dir,
           "fifo.json");
   CHECK_FALSE(fs::exists(dir / "f.json"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("JSON nested 100000 deep is refused before it is parsed", "[cli][hostile]") {
@@ -136,7 +135,6 @@ TEST_CASE("JSON nested 100000 deep is refused before it is parsed", "[cli][hosti
   const Output o = run_possim("run s.json -q", dir, kTimeout);
   CHECK(o.status == 2);
   CHECK(o.err.find("unknown field") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("numbers beyond a double (1e999) are malformed JSON, exit 2", "[cli][hostile]") {
@@ -156,7 +154,6 @@ TEST_CASE("numbers beyond a double (1e999) are malformed JSON, exit 2", "[cli][h
         R"([{"model": "alexnet", "strategy": "ps", "nodes": 2, "nic_gbps": 1e999, "iteration_s": 1}])");
   refused(run_possim("calibrate fit meas.json --profile titanx_maxwell --out f.json -q", dir, kTimeout),
           dir, "meas.json: malformed JSON");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a 10 MB unknown key gets a short one-line message, no hint computed", "[cli][hostile]") {
@@ -167,7 +164,6 @@ TEST_CASE("a 10 MB unknown key gets a short one-line message, no hint computed",
   const Output o = run_possim("run s.json -q", dir, kTimeout);
   refused(o, dir, "unknown field");
   CHECK(o.err.size() < 1000);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("counts past the stated limits are refused naming the limit", "[cli][hostile]") {
@@ -250,7 +246,6 @@ TEST_CASE("counts past the stated limits are refused naming the limit", "[cli][h
                             l["bias_params"] = 9223372036854775807ll;
                           }).dump());
   refused(run_possim("models show ./net.json", dir, kTimeout), dir, "weight_params");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("explain refuses node counts and bandwidths past the limits, NaN included",
@@ -264,7 +259,6 @@ TEST_CASE("explain refuses node counts and bandwidths past the limits, NaN inclu
       const Output o = run_possim("explain s.json --engine " + std::string(engine) + " " + bad, dir, kTimeout);
       refused(o, dir, bad.substr(0, bad.find(' ')));
     }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("FLOPs of 1e308 or a profile peak of 1e-300 are refused, never null or a crash",
@@ -293,7 +287,6 @@ TEST_CASE("FLOPs of 1e308 or a profile peak of 1e-300 are refused, never null or
     refused(run_possim("explain s.json --engine " + std::string(engine), dir, kTimeout), dir,
             "would take");
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a scenario name becomes a folder name only when it is safe", "[cli][hostile]") {
@@ -324,7 +317,6 @@ TEST_CASE("a scenario name becomes a folder name only when it is safe", "[cli][h
   write_file(dir / "work" / "my run.json", s.dump());
   CHECK(run_possim("run 'my run.json' -q --engine analytic", dir / "work").status == 0);
   CHECK(fs::exists(dir / "work" / "results" / "my_run" / "analytic" / "results.json"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("results are renamed into place whole: an output folder under a file is refused",
@@ -355,7 +347,6 @@ TEST_CASE("results are renamed into place whole: an output folder under a file i
   write_file(dir / "bad.json", slow_scenario(dir).dump());
   refused(run_possim("run bad.json -q --engine analytic --out x/y/z", dir, kTimeout), dir, "would take");
   CHECK_FALSE(fs::exists(dir / "x"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("error messages are one line: control characters in what they quote are escaped",
@@ -375,7 +366,6 @@ TEST_CASE("error messages are one line: control characters in what they quote ar
   write_file(dir / "s.json", scenario().dump());
   refused(run_possim("explain s.json --strategy 'a\nb'", dir, kTimeout), dir, "a\\nb");
   refused(run_possim("models show 'x\ny'", dir, kTimeout), dir, "x\\ny");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("one failing point stops the sweep with a message naming it", "[cli][hostile]") {
@@ -403,7 +393,6 @@ TEST_CASE("one failing point stops the sweep with a message naming it", "[cli][h
   refused(run_possim("run v.json -q --all-iterations --jobs 2 --no-reduce", dir, kTimeout), dir,
           "v.json: poseidon at 65536 nodes, 10 Gbit/s: the SimGrid engine would simulate more than");
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("single is one row per bandwidth whatever the node counts, with a note", "[cli]") {
@@ -420,7 +409,6 @@ TEST_CASE("single is one row per bandwidth whatever the node counts, with a note
   REQUIRE(j["results"].size() == 3);  // single once, ps at 1 and 4 nodes
   CHECK(j["results"][0]["strategy"] == "single");
   CHECK(j["results"][1]["strategy"] == "ps");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("the analytic engine refuses what it cannot run and says what it approximates", "[cli]") {
@@ -464,7 +452,6 @@ TEST_CASE("the analytic engine refuses what it cannot run and says what it appro
   const Output e = run_possim("explain s.json --engine analytic", dir);
   CHECK(e.status == 0);
   CHECK(e.err.find("fixed stragglers") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2: a fit possim's "
@@ -489,7 +476,6 @@ TEST_CASE("calibrate fit: bad shard counts and repeated parameters exit 2: a fit
   CHECK(o.err.find("fitted.json") == std::string::npos);  // the output file is not at fault
   CHECK_FALSE(fs::exists(dir / "fitted.json"));
   CHECK_FALSE(fs::exists(dir / "fitted.calibration.json"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("bad command lines of every command exit 2 with one line on stderr", "[cli][hostile]") {
@@ -509,5 +495,4 @@ TEST_CASE("bad command lines of every command exit 2 with one line on stderr", "
     CHECK_FALSE(fs::exists(dir / "x.json"));
     CHECK_FALSE(fs::exists(dir / "results"));
   }
-  fs::remove_all(dir);
 }

@@ -104,7 +104,6 @@ TEST_CASE("a results file cannot run a command through the report's gnuplot scri
   write_file(dir / "evil.json", evil.dump());
   refused(run_possim("report evil.json --out rep -q", dir, kTimeout), "results[0].layers[0].layer");
   CHECK_FALSE(fs::exists(marker));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("gnuplot scripts quote every string and put none on a line of its own", "[report][hostile]") {
@@ -173,7 +172,6 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
     refused(run_possim("report evil.json --out rep -q", dir, kTimeout), "evil.json: " + c.named);
     CHECK_FALSE(fs::exists(dir / "rep"));
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a report draws every results file the reader accepts, at the edges of its ranges",
@@ -214,7 +212,6 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
     CHECK(fs::exists(dir / "rep" / "index.html"));
     fs::remove_all(dir / "rep");
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named FILE:LINE", "[cli][hostile]") {
@@ -259,7 +256,6 @@ TEST_CASE("a sweep resumes only from records possim wrote: a bad line is named F
   write_file(dir / "sw" / "sweep.json", m.dump());
   refused(run_possim("sweep merge sw --out merged -q", dir, kTimeout), "sweep.json: points[0].values.cluster.nic_gbps");
   CHECK_FALSE(fs::exists(dir / "merged"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("plan reads its scenario through the same door as run: depth, malformed JSON, exit 2",
@@ -277,7 +273,6 @@ TEST_CASE("plan reads its scenario through the same door as run: depth, malforme
   for (const char* grid : {"0x10", "inf", "nan", "1e999", "10,", "''"})
     refused(run_possim(std::string("plan s.json --engine analytic --nodes 2 --grid ") + grid, dir, kTimeout), "--grid");
   refused(run_possim("plan s.json --engine analytic --nodes 2 --strategies ps,,wfbp", dir, kTimeout), "--strategies");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("numbers are decimal everywhere: hex, inf and nan are not numbers in prices and CSV cells",
@@ -304,7 +299,6 @@ TEST_CASE("numbers are decimal everywhere: hex, inf and nan are not numbers in p
             "m.csv:2");
     CHECK_FALSE(fs::exists(dir / "f.json"));
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("text that is not UTF-8 or holds control characters is refused where it enters",
@@ -344,7 +338,6 @@ TEST_CASE("text that is not UTF-8 or holds control characters is refused where i
   s["strategies"] = {std::string("ps\0evil", 7)};
   write_file(dir / "s.json", s.dump());
   refused(run_possim("run s.json -q --engine analytic --out r", dir, kTimeout), "'ps\\x00evil'");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("possim's text checks: UTF-8, labels, printable messages, decimal numbers", "[input]") {
@@ -380,7 +373,6 @@ TEST_CASE("a device sheet is read through the door: a FIFO or /dev/zero is refus
             "not a regular file");
     CHECK_FALSE(fs::exists(dir / "o.json"));
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a layer JSON read again is parsed again only when the file changed", "[input]") {
@@ -396,5 +388,4 @@ TEST_CASE("a layer JSON read again is parsed again only when the file changed", 
   CHECK(possim::load_network("m.json", dir.string()).name == "first");
   write_file(dir / "m.json", net("second, longer").dump());  // another size: another file
   CHECK(possim::load_network("m.json", dir.string()).name == "second, longer");
-  fs::remove_all(dir);
 }

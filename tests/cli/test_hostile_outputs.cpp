@@ -112,7 +112,6 @@ TEST_CASE("plan, validate, fit and derive never replace or write through a devic
   refused(run_possim("calibrate fit m.csv --profile titanx_maxwell --free tcp_goodput --out s.json/fit.json", dir,
                      kTimeout),
           "which is not a folder");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("write_file_atomic refuses what is not a regular file and replaces what is", "[hostile]") {
@@ -129,7 +128,6 @@ TEST_CASE("write_file_atomic refuses what is not a regular file and replaces wha
   possim::write_file_atomic((dir / "new" / "file.json").string(), "two");
   CHECK(slurp(dir / "new" / "file.json") == "two");
   CHECK(std::distance(fs::directory_iterator(dir / "new"), fs::directory_iterator()) == 1);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a sweep never appends through a symlinked points.jsonl", "[cli][hostile]") {
@@ -145,7 +143,6 @@ TEST_CASE("a sweep never appends through a symlinked points.jsonl", "[cli][hosti
   fs::remove(dir / "sw" / "points.jsonl");
   REQUIRE(::mkfifo((dir / "sw" / "points.jsonl").c_str(), 0600) == 0);
   refused(run_possim("sweep sweep.json -q --engine analytic --out sw", dir, 20), "points.jsonl: is a FIFO");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a results folder that is a symlink, or holds a device or link where results go, is refused",
@@ -164,7 +161,6 @@ TEST_CASE("a results folder that is a symlink, or holds a device or link where r
   CHECK_FALSE(fs::exists(dir / "res" / "results.json"));
   // No temporary folder left beside it.
   for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("output to a full device is an error, not exit 0", "[cli][hostile]") {
@@ -179,7 +175,6 @@ TEST_CASE("output to a full device is an error, not exit 0", "[cli][hostile]") {
     CHECK(o.status == 1);
     CHECK(o.err.find("cannot write to standard output") != std::string::npos);
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("an empty --out or --json is an error, not the default folder or no file", "[cli][hostile]") {
@@ -195,5 +190,4 @@ TEST_CASE("an empty --out or --json is an error, not the default folder or no fi
   CHECK_FALSE(fs::exists(dir / "reports"));
   // An option only one engine understands is an error with another, not ignored.
   refused(run_possim("run s.json -q --engine analytic --coordinator 10.0.0.1:7000", dir, kTimeout), "--coordinator");
-  fs::remove_all(dir);
 }

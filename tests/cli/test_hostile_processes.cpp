@@ -85,7 +85,6 @@ TEST_CASE("a simulation dies with possim, even when possim is killed with SIGKIL
   CHECK(exited);
   // No handler ran; the kernel ends the child (PR_SET_PDEATHSIG), not left to spin.
   CHECK(left_after(pid, std::chrono::seconds(3)).empty());
-  fs::remove_all(dir);
 }
 
 TEST_CASE("rank 0 of an mpirun sweep does not wait for ever for a rank that never comes", "[cli][hostile]") {
@@ -103,5 +102,4 @@ TEST_CASE("rank 0 of an mpirun sweep does not wait for ever for a rank that neve
   // What rank 0 finished is kept for a rerun or a merge.
   CHECK(fs::exists(dir / "out" / "shard-0-of-2" / "points.jsonl"));
   CHECK(run_possim("sweep sweep.json --engine analytic --out out --gather-timeout 0 -q", dir, 60).status == 2);
-  fs::remove_all(dir);
 }

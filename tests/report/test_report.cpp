@@ -120,7 +120,6 @@ TEST_CASE("possim report: an inline SVG per figure, PNGs beside, no external URL
   // Measured points with their errors; the one without a prediction is said to have none.
   CHECK(html.find("measured.csv:2") != std::string::npos);
   CHECK(html.find("no prediction among the results") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("possim report: bad input exits 2 with one line, writes nothing", "[report][cli]") {
@@ -136,5 +135,4 @@ TEST_CASE("possim report: bad input exits 2 with one line, writes nothing", "[re
   }
   CHECK_FALSE(fs::exists(dir / "rep"));
   CHECK_FALSE(fs::exists(dir / "reports"));
-  fs::remove_all(dir);
 }

@@ -290,7 +290,6 @@ TEST_CASE("possim profile derive writes a profile that possim run accepts", "[de
   CHECK(o.status == 0);
   CHECK(o.out.find("achieved TFLOP/s") != std::string::npos);
   CHECK(o.out.find("15.600") != std::string::npos);  // conv: 0.8 x 19.5 TFLOP/s
-  fs::remove_all(dir);
 }
 
 TEST_CASE("possim profile derive: bad input exits 2 with one line and writes nothing",
@@ -332,7 +331,6 @@ TEST_CASE("possim profile derive: bad input exits 2 with one line and writes not
   const test::Output o = test::run_possim("profile frobnicate", dir);
   CHECK(o.status == 2);
   CHECK(lines(o.err) == 1);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("Shipped derived profiles are what derive_all.sh makes of the shipped base",
@@ -366,5 +364,4 @@ TEST_CASE("Shipped derived profiles are what derive_all.sh makes of the shipped 
     REQUIRE(at != std::string::npos);
     CHECK(std::stod(v.out.substr(at + 13)) < 8.0);
   }
-  fs::remove_all(dir);
 }

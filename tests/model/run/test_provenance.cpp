@@ -43,7 +43,6 @@ TEST_CASE("possim --version prints the commit the build was made from", "[proven
     CHECK(std::string(possim::possim_version()).rfind(head.out.substr(0, head.out.find('\n')), 0) == 0);
   else
     CHECK(std::string(possim::possim_version()) == "unknown");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("each engine writes its own results folder, with the provenance of its numbers",
@@ -76,7 +75,6 @@ TEST_CASE("each engine writes its own results folder, with the provenance of its
   // --out still decides.
   REQUIRE(run_possim("run tiny.json -q --engine analytic --out elsewhere", dir).status == 0);
   CHECK(fs::exists(dir / "elsewhere" / "results.json"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a layer JSON model is recorded with the hash of its bytes", "[provenance][cli]") {
@@ -90,5 +88,4 @@ TEST_CASE("a layer JSON model is recorded with the hash of its bytes", "[provena
   const auto j = nlohmann::json::parse(slurp(dir / "o" / "results.json"));
   CHECK(j.at("provenance").at("model").at("ref") == "mine.json");
   CHECK(j.at("provenance").at("model").at("sha256") == possim::sha256_hex(shown.out));
-  fs::remove_all(dir);
 }

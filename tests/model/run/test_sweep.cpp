@@ -185,7 +185,6 @@ TEST_CASE("possim sweep: bad input exits 2 with one line and writes nothing", "[
     CHECK(count_lines(o.err) == 1);
   }
   CHECK_FALSE(fs::exists(dir / "results"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a sweep interrupted by SIGINT and run again gives the uninterrupted sweep's results",
@@ -236,7 +235,6 @@ TEST_CASE("a sweep interrupted by SIGINT and run again gives the uninterrupted s
   const auto again = run_possim("sweep s.json --engine analytic --out cut -q", dir);
   REQUIRE(again.status == 0);
   CHECK(slurp(dir / "cut" / "results.csv") == slurp(dir / "whole" / "results.csv"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("shards 0/2 and 1/2 (--shard), merged, give the whole sweep", "[sweep][cli]") {
@@ -270,7 +268,6 @@ TEST_CASE("shards 0/2 and 1/2 (--shard), merged, give the whole sweep", "[sweep]
   const auto mixed = run_possim("sweep merge b c --out x", dir);
   CHECK(mixed.status == 2);
   CHECK(mixed.err.find("not a shard of the same sweep") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("under mpirun -np 2 each rank runs half and rank 0 writes the whole sweep", "[sweep][cli][mpi]") {
@@ -290,7 +287,6 @@ TEST_CASE("under mpirun -np 2 each rank runs half and rank 0 writes the whole sw
   CHECK(slurp(dir / "m" / "results.csv") == slurp(dir / "whole" / "results.csv"));
   CHECK(count_lines(slurp(dir / "m" / "shard-0-of-2" / "points.jsonl")) == 23);
   CHECK(count_lines(slurp(dir / "m" / "shard-1-of-2" / "points.jsonl")) == 22);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a sweep over a scenario's own lists gives possim run's numbers, stacks included", "[sweep][cli]") {
@@ -304,5 +300,4 @@ TEST_CASE("a sweep over a scenario's own lists gives possim run's numbers, stack
   REQUIRE(o.status == 0);
   CHECK(slurp(dir / "sweep" / "results.csv") == slurp(dir / "run" / "results.csv"));
   CHECK(slurp(dir / "run" / "results.csv").find(",speedup_lo,speedup_hi\n") != std::string::npos);
-  fs::remove_all(dir);
 }
