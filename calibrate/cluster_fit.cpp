@@ -204,6 +204,7 @@ std::pair<double, double> parameter_range(const std::string& name) {
   if (n == "per_iteration_s") return {1e-6, 10.0};
   if (n == "server_per_peer_s") return {1e-9, 1.0};
   if (n == "step_sync_s") return {1e-6, 1.0};
+  if (n == "collective_launch_s") return {1e-9, 1.0};
   // Upper ends below the profile reader's limits (1e13 B/s), so a fit at its bound still
   // writes a profile possim reads.
   if (n == "server_apply_bytes_per_s" || n == "runtime_copy_bytes_per_s" ||
@@ -217,6 +218,30 @@ std::pair<double, double> parameter_range(const std::string& name) {
   if (n == "memory_bound_scale") return {1e-3, 1e3};
   check_fit_parameter(name);
   return {0, 0};
+}
+
+std::string fit_parameter_table() {
+  const auto unit = [](const std::string& n) -> std::string {
+    if (n == "tcp_goodput") return "fraction";
+    if (is_relative_parameter(n)) return "factor";
+    if (n.size() > 12 && n.compare(n.size() - 12, 12, "_bytes_per_s") == 0) return "bytes/s";
+    return "s";
+  };
+  std::string out =
+      "parameters --free takes (STACK.PARAM for one stack's software parameter), each kept in its physical "
+      "range:\n";
+  for (const std::string& n : fit_parameter_names()) {
+    const auto [lo, hi] = parameter_range(n);
+    std::string line = "  " + n;
+    line.resize(std::max<std::size_t>(line.size() + 1, 29), ' ');
+    std::string u = unit(n);
+    u.resize(9, ' ');
+    std::string range = "[" + fmt(lo) + ", " + fmt(hi) + "]";
+    range.resize(std::max<std::size_t>(range.size() + 1, 16), ' ');
+    out += line + u + range + parameter_mechanism(n) + "\n";
+  }
+  return out +
+         "  compute_scale also stops where the base profile's fastest kind would pass its datasheet peak.\n";
 }
 
 std::pair<double, double> parameter_range(const Profile& p, const std::string& name) {
@@ -474,6 +499,14 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   fit.values = fit.lm.values;
   fit.sigma = fit.lm.sigma;
   fit.correlation = fit.lm.correlation;
+  // A log-variance past FitCovariance::kMaxLogVariance (a 1-sigma factor of e^5) is a flat
+  // direction of the residuals too: the points leave the parameter open, as with sigma = inf.
+  for (std::size_t i = 0; i < fit.sigma.size() && i < fit.lm.log_covariance.size(); ++i)
+    if (!(fit.lm.log_covariance[i][i] <= FitCovariance::kMaxLogVariance)) {
+      fit.sigma[i] = std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < fit.correlation.size(); ++j)  // no meaningful correlation
+        if (j != i) fit.correlation[i][j] = fit.correlation[j][i] = std::numeric_limits<double>::quiet_NaN();
+    }
 
   Profile p = with_parameters(base, fit.names, fit.values);
   fit.points = predict_points(p, m, opt.cluster, engine, opt.threads);
@@ -500,6 +533,8 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
     const std::string value = b != 0
                                   ? fmt(fit.values[i]) + " (at the " + (b < 0 ? "lower" : "upper") +
                                         " end of its range: not determined by these points)"
+                              : !std::isfinite(fit.sigma[i])
+                                  ? fmt(fit.values[i]) + " (not determined by these points)"
                                   : fmt(fit.values[i]) + " +/- " + fmt(fit.sigma[i]) + " (1 sigma)";
     const auto [stack, n] = split_name(fit.names[i]);
     const std::string fitted = bounded(value + ", " + how, 1500);

@@ -43,6 +43,9 @@ std::pair<double, double> parameter_range(const std::string& name);
 // The same for a fit of profile p: compute_scale stops where its fastest kind would pass
 // the datasheet's peak (1 / the largest kind efficiency).
 std::pair<double, double> parameter_range(const Profile& p, const std::string& name);
+// Every parameter --free takes, one per line: its name, unit, physical range and mechanism
+// (calibrate fit --help).
+std::string fit_parameter_table();
 // `base` with the named parameters set (compute_scale applied relative to base).
 Profile with_parameters(const Profile& base, const std::vector<std::string>& names,
                         const std::vector<double>& values);

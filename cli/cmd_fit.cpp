@@ -87,7 +87,8 @@ void print_fit(const cal::ClusterFit& f, const MeasurementSet& m, const Engine& 
     c.print(out);
   }
   for (std::size_t i = 0; i < f.names.size(); ++i) {
-    if (std::isfinite(f.sigma[i])) continue;
+    // (A parameter at the end of its range has its own warning: the points push it out.)
+    if (std::isfinite(f.sigma[i]) || f.lm.at_bound[i] != 0) continue;
     const std::string& n = f.names[i];
     const bool per_iteration = n.size() >= 15 && n.compare(n.size() - 15, 15, "per_iteration_s") == 0;
     if (per_iteration)  // it sits on the GPU, inside the time the throughput points fix
@@ -97,8 +98,9 @@ void print_fit(const cal::ClusterFit& f, const MeasurementSet& m, const Engine& 
              "outside the GPU is STACK.step_sync_s\n";
     else
       out << "note: these points do not determine " << n
-          << " (it never limits an iteration they measured); measure it directly or add "
-             "points where it does\n";
+          << " (the iterations they measured hardly depend on it, or they disagree too much to "
+             "say: a 1-sigma factor above e^5); measure it directly or add points where it limits "
+             "the iteration\n";
   }
   for (const auto& pair : cal::confounded(f))
     out << "note: these points hardly tell apart " << pair
@@ -155,7 +157,8 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   pos.add("measurements", -1);
   po::variables_map vm;
   if (!parse("calibrate fit", args, desc, pos, vm,
-             "MEASUREMENTS... --profile BASE --out FILE [--free a,b,...] [--engine simgrid]"))
+             "MEASUREMENTS... --profile BASE --out FILE [--free a,b,...] [--engine simgrid]",
+             cal::fit_parameter_table()))
     return 0;
   if (batch < 1 || batch > 65536)
     throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",

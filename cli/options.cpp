@@ -14,12 +14,13 @@ namespace possim::cli {
 
 bool parse(const std::string& command, const std::vector<std::string>& args,
            po::options_description& desc, const po::positional_options_description& pos,
-           po::variables_map& vm, const std::string& usage) {
+           po::variables_map& vm, const std::string& usage, const std::string& epilogue) {
   desc.add_options()("help,h", "show this help");
   try {
     po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
     if (vm.count("help")) {
       std::cout << "usage: possim " << command << ' ' << usage << "\n\n" << desc << '\n';
+      if (!epilogue.empty()) std::cout << epilogue;
       return false;
     }
     po::notify(vm);

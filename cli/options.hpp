@@ -13,10 +13,11 @@ namespace possim::cli {
 
 namespace po = boost::program_options;
 
-// Parses args; returns false (after printing help to stdout) when --help was given.
+// Parses args; returns false (after printing help to stdout, then `epilogue`) when --help
+// was given.
 bool parse(const std::string& command, const std::vector<std::string>& args,
            po::options_description& desc, const po::positional_options_description& pos,
-           po::variables_map& vm, const std::string& usage);
+           po::variables_map& vm, const std::string& usage, const std::string& epilogue = "");
 
 // The options every command that runs an engine spells alike: --engine (default simgrid),
 // and --all-iterations for those that run SimGrid points.

@@ -674,8 +674,7 @@ static FitCovariance read_fit_covariance(const Reader& r, const json& v, const P
   if (rows.size() != k)
     r.fail(at + ".log_covariance", "has " + std::to_string(rows.size()) + " rows for " + std::to_string(k) + " parameters",
            "one row per parameter");
-  // A log-variance of 25 is a 1-sigma factor of e^5 = 148: beyond that no figure is meant.
-  constexpr double kMaxLogVariance = 25;
+  constexpr double kMaxLogVariance = FitCovariance::kMaxLogVariance;
   for (std::size_t i = 0; i < k; ++i) {
     const std::string row = json_check::index(at + ".log_covariance", i);
     const json& cols = r.array(rows[i], row, "a row of numbers");

@@ -81,6 +81,9 @@ struct FitCovariance {
   std::vector<std::vector<double>> log_covariance;  // [i][j], symmetric, diagonal >= 0
   std::string source;                               // which fits, on which points
   bool empty() const { return parameters.empty(); }
+  // A log-variance of 25 is a 1-sigma factor of e^5 = 148: beyond that the points did not
+  // determine the parameter and no figure is meant (a fit leaves such a parameter out).
+  static constexpr double kMaxLogVariance = 25;
 };
 
 struct Profile {

@@ -200,3 +200,57 @@ TEST_CASE("possim calibrate fit refuses a poor fit (exit 3, nothing written) unl
   const test::Output help = test::run_possim("calibrate fit --help", dir);
   CHECK(help.out.find("--accept-poor-fit") != std::string::npos);
 }
+
+// Points that contradict each other leave a parameter with a log-variance far past a profile's
+// limit (e^5 per sigma): the fit is still a poor fit (exit 3, or written with
+// --accept-poor-fit), the parameter named as not determined and left out of the covariance.
+TEST_CASE("a parameter the contradicting points leave open makes a poor fit and stays out of the covariance",
+          "[fit][fit_quality][cli]") {
+  const auto dir = test::scratch("fit_quality", "open");
+  std::ofstream(dir / "poor.csv") << "model,strategy,nodes,nic_gbps,batch,stack,iteration_s,profile\n"
+                                     "vgg19_22k,ps,2,40,32,caffe_ps,0.5,titanx_maxwell\n"
+                                     "vgg19_22k,ps,4,40,32,caffe_ps,9.0,titanx_maxwell\n"
+                                     "vgg19_22k,ps,8,40,32,caffe_ps,0.7,titanx_maxwell\n";
+  const std::string p = "caffe_ps.server_apply_bytes_per_s";
+  const std::string fit = "calibrate fit poor.csv --profile titanx_maxwell --engine analytic --restarts 1 --free " +
+                          p + ",caffe_ps.client_pass_bytes_per_s ";
+  const test::Output poor = test::run_possim(fit + "--out poor.json", dir);
+  INFO(poor.err);
+  CHECK(poor.status == 3);
+  CHECK(poor.err.find("poor fit: RMS relative residual") != std::string::npos);
+  CHECK(poor.out.find("these points do not determine " + p) != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "poor.json"));
+
+  const test::Output accepted = test::run_possim(fit + "--out accepted.json --accept-poor-fit", dir);
+  INFO(accepted.err);
+  REQUIRE(accepted.status == 0);
+  const Profile q = load_profile((dir / "accepted.json").string());  // it loads: no variance past its limit
+  const auto& params = q.fit_covariance.parameters;
+  CHECK(std::find(params.begin(), params.end(), p) == params.end());
+  CHECK(std::find(params.begin(), params.end(), "caffe_ps.client_pass_bytes_per_s") != params.end());
+  CHECK(q.fit_covariance.source.find("not determined, so left out: " + p) != std::string::npos);
+  CHECK(q.stacks.at("caffe_ps").sources.at("server_apply_bytes_per_s").find("not determined by these points") !=
+        std::string::npos);
+}
+
+// Each parameter --free takes has a physical range a fit keeps it in (positive: the fit works
+// in log space), and `calibrate fit --help` lists them with their units.
+TEST_CASE("every fit parameter has a positive range and calibrate fit --help lists it with its unit",
+          "[fit][fit_quality][cli]") {
+  const auto dir = test::scratch("fit_quality", "help");
+  const test::Output help = test::run_possim("calibrate fit --help", dir);
+  REQUIRE(help.status == 0);
+  for (const std::string& n : fit_parameter_names()) {
+    INFO(n);
+    const auto [lo, hi] = parameter_range(n);
+    CHECK(lo > 0);
+    CHECK(hi > lo);
+    const auto at = help.out.find("\n  " + n + " ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = help.out.substr(at + 1, help.out.find('\n', at + 1) - at - 1);
+    CHECK(line.find("[" ) != std::string::npos);
+    CHECK(line.find(parameter_mechanism(n)) != std::string::npos);
+  }
+  CHECK(help.out.find("tcp_goodput                fraction [0.01, 1]") != std::string::npos);
+  CHECK(help.out.find("collective_launch_s        s        [1e-09, 1]") != std::string::npos);
+}
