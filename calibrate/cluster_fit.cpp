@@ -15,6 +15,7 @@
 #include "model/plan/plan_check.hpp"
 #include "model/run/engine_registry.hpp"
 #include "model/strategies/strategy.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::calibrate {
 
@@ -125,7 +126,7 @@ FitCovariance merged_covariance(const Profile& base_profile, const ClusterFit& f
   std::string names;
   for (std::size_t i : kept) names += (names.empty() ? "" : ", ") + fit.names[i];
   c.source = "possim calibrate fit (" + engine + " engine) to " + points_path + " (" +
-             std::to_string(fit.points.size()) + " points): s^2 (J^T J)^-1 of " +
+             counted(long(fit.points.size()), "point") + "): s^2 (J^T J)^-1 of " +
              (names.empty() ? "no parameter" : names) +
              (left_out.empty() ? "" : "; not determined, so left out: " + left_out +
                                           (dof ? "" : " (no more points than parameters: s^2 unknown)"));
@@ -523,8 +524,8 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
   const std::string how =
       "fitted by possim calibrate fit (" + std::string(engine.name()) + " engine) to " + m.path + " [precisions: " +
       precisions + "]" +
-      " (" + std::to_string(m.points.size()) + " points, " + std::to_string(fit.names.size()) +
-      " free parameters, Levenberg-Marquardt on relative residuals, best of " +
+      " (" + counted(long(m.points.size()), "point") + ", " + counted(long(fit.names.size()), "free parameter") +
+      ", Levenberg-Marquardt on relative residuals, best of " +
       std::to_string(fit.starts_tried) + " starts" + (two_stage ? " with the analytic engine" : "") +
       "; RMS residual " + fmt(100 * fit.rms_residual) + "%)";
   std::string all_peaks, tf32_peak;  // the tensor-core peaks' two factors, said in one source

@@ -14,6 +14,7 @@
 #include "model/plan/sync_plan.hpp"
 #include "model/run/sweep.hpp"
 #include "model/strategies/strategy.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::cli {
 
@@ -27,6 +28,7 @@ double task_bytes(const SyncPlan& plan, const Task& t) {
       (t.pattern == FlowPattern::to_shards || t.pattern == FlowPattern::from_shards))
     return plan.tensors[std::size_t(t.tensor)].bytes * t.scale;
   if (t.pattern == FlowPattern::to_peers) return t.bytes * (plan.workers - 1);
+  if (t.pattern == FlowPattern::collective && plan.workers < 2) return 0;  // no node to reduce with
   return t.bytes;
 }
 
@@ -35,6 +37,8 @@ double task_bytes(const SyncPlan& plan, const Task& t) {
 bool idle_task(const SyncPlan& plan, const Task& t) {
   if (t.resource == Resource::none) return true;
   if (t.pattern == FlowPattern::to_peers && plan.workers < 2) return true;
+  // A collective on one node moves nothing; it shows only while its launch costs time.
+  if (t.pattern == FlowPattern::collective && plan.workers < 2) return plan.rates.collective_launch_s <= 0;
   if (t.resource == Resource::gpu) return t.duration_s <= 0;
   return t.pattern == FlowPattern::none && t.tensor < 0 && t.resource != Resource::server_cpu &&
          t.resource != Resource::host_cpu && t.bytes <= 0;
@@ -125,9 +129,9 @@ int cmd_explain(const std::vector<std::string>& args) {
   const Result r = run_point(s, p, *engine, single_gpu_images_per_s(s, *engine));
   const std::vector<std::string> steps = sync_steps(make_plan(p.strategy, plan_request(s, p)));  // the plan r ran
 
-  std::cout << s.network.name << ", " << strategy << ", " << nodes << " nodes x "
+  std::cout << s.network.name << ", " << strategy << ", " << counted(nodes, "node") << " x "
             << s.gpus_per_node << " GPU, " << fixed(gbps, 1) << " Gbit/s, batch " << s.batch_per_gpu
-            << "/GPU, " << r.cluster.server_shards << " server shards ("
+            << "/GPU, " << counted(r.cluster.server_shards, "server shard") << " ("
             << to_string(r.cluster.placement) << ")\n";
   std::cout << "compute: " << s.profile.compute_source(s.network, s.batch_per_gpu) << "\n";
   std::cout << "\n";
@@ -139,12 +143,18 @@ int cmd_explain(const std::vector<std::string>& args) {
            l.sync_start_s >= 0 ? fixed(l.sync_start_s, 4) : "-",
            l.sync_end_s >= 0 ? fixed(l.sync_end_s, 4) : "-", steps.at(std::size_t(l.layer)), l.why});
   t.print(std::cout);
-  std::cout << "PS params/node, SFB params/node = Table 1's cost of each scheme: parameter values (not bytes) "
+  std::cout << "layer, kind = the parameter layer and its kind (conv, fc, ...); params = its parameter count; "
+               "scheme = how its gradients are synced (ps: through the server shards; sfb: sufficient factors "
+               "broadcast to every peer; adam: factors to the owning shard; onebit: 1-bit quantized through the "
+               "servers; local: no sync; allreduce, hier_allreduce, tree_allreduce: a collective); "
+               "PS params/node, SFB params/node = Table 1's cost of each scheme: parameter values (not bytes) "
                "through a worker node's NIC per iteration, 0 where no other node takes part; "
                "sync start s, sync end s = when the layer's first sync task started and its last ended, from a "
                "steady iteration's start; "
                "sync steps (plan) = what the plan has the layer's sync do, in order, with the bytes each step "
-               "moves per iteration (gather, scatter: all of a node's other GPUs' to or from the leader)\n";
+               "moves per iteration (gather, scatter: all of a node's other GPUs' to or from the leader; a "
+               "collective: the tensor it reduces); "
+               "why = the rule that chose the scheme, with the figures it compared\n";
   print_breakdown(r, std::cout);
   std::cout << "\niteration " << fixed(r.iteration_s, 4) << " s, " << fixed(r.images_per_s, 1)
             << " images/s, speedup " << fixed(r.speedup, 2) << "x, GPU stall " << percent(r.stall_share())

@@ -55,8 +55,8 @@ void print_scenario_predictions(const Scenario& s, const std::vector<Result>& re
 // point's residual.
 void print_fit(const cal::ClusterFit& f, const MeasurementSet& m, const Engine& engine, const Profile& base,
                std::ostream& out) {
-  out << "fit of " << f.names.size() << " parameters to " << m.points.size()
-      << " points of " << m.path << " with the " << engine.name() << " engine (base "
+  out << "fit of " << counted(long(f.names.size()), "parameter") << " to "
+      << counted(long(m.points.size()), "point") << " of " << m.path << " with the " << engine.name() << " engine (base "
       << base.name << ", best of " << f.starts_tried << " starts, " << f.lm.iterations
       << " iterations" << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
   Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});

@@ -2,6 +2,7 @@
 //   profile show NAME      the per-kind achieved FLOP/s table and the data-movement rates
 //   profile derive ...     a profile for another GPU from its device sheet (published figures),
 //                          scaling each layer kind of a measured base profile through a roofline
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -29,6 +30,7 @@ const char* kProfileUsage =
     "usage: possim profile SUBCOMMAND [options]\n"
     "\n"
     "subcommands:\n"
+    "  list       the shipped profiles: device, fp32 peak, what their compute and rates rest on\n"
     "  show NAME  a profile's per-kind efficiency and achieved TFLOP/s, and its rates\n"
     "             (--sources: where each number came from)\n"
     "  derive     a profile for another GPU from its device sheet (profiles/devices/*.json):\n"
@@ -194,6 +196,36 @@ int cmd_derive(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// One line per shipped profile: enough to choose --profile (a validate or fit refusal
+// points here).
+int cmd_list(const std::vector<std::string>& args) {
+  po::options_description desc("options");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  if (!parse("profile list", args, desc, pos, vm, "")) return 0;
+  Table t({"name", "device", "fp32 peak", "compute from", "fitted to a cluster", "intervals"});
+  for (const std::string& name : shipped_profile_names()) {
+    const Profile p = load_profile(name);
+    const std::string device = p.device.substr(0, p.device.find(" ["));  // a derivation's note apart
+    const bool derived = p.device.find("[derived") != std::string::npos;
+    const std::string compute = !p.measured.empty()     ? "measured layers"
+                                : !p.throughput.empty() ? "throughput points"
+                                : derived               ? "derived (roofline)"
+                                                        : "FLOP model";
+    const bool fitted = std::any_of(p.sources.begin(), p.sources.end(), [](const auto& kv) {
+      return kv.second.find("fitted by possim calibrate fit") != std::string::npos;
+    });
+    t.add({name, device, si(p.peak_flops_per_s, "FLOP/s"), compute, fitted ? "yes" : "no",
+           p.fit_covariance.empty() ? "none" : counted(long(p.fit_covariance.parameters.size()), "parameter")});
+  }
+  t.print(std::cout);
+  std::cout << "compute from = what a layer's time rests on (possim profile show NAME --sources says more); "
+               "fitted to a cluster = some rate fitted by possim calibrate fit to measured iterations; "
+               "intervals = the fit covariance a run propagates to 95% intervals, over how many parameters "
+               "(none: runs on it print no interval)\n";
+  return 0;
+}
+
 int cmd_profile(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kProfileUsage;
@@ -201,10 +233,11 @@ int cmd_profile(const std::vector<std::string>& args) {
   }
   const std::string sub = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (sub == "list") return cmd_list(rest);
   if (sub == "show") return cmd_show(rest);
   if (sub == "derive") return cmd_derive(rest);
   throw InputError("possim profile", "command line", "unknown subcommand '" + sub + "'",
-                   "show or derive");
+                   "list, show or derive");
 }
 
 }  // namespace possim::cli

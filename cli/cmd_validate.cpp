@@ -16,6 +16,7 @@
 #include "model/input/limits.hpp"
 #include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::cli {
 
@@ -84,7 +85,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   std::cout << "validate " << m.path << " against profile " << profile.name << " ("
             << engine->name() << " engine)\n\n";
   print_points(std::cout, points);
-  std::cout << "\n" << points.size() << " points: mean |error| " << fixed(100 * s.mean_abs, 2)
+  std::cout << "\n" << counted(long(points.size()), "point") << ": mean |error| " << fixed(100 * s.mean_abs, 2)
             << "%, RMS " << fixed(100 * s.rms, 2) << "%, worst " << fixed(100 * s.worst, 2)
             << "% (" << s.worst_where << ")\n";
   if (!json_out.empty())

@@ -16,6 +16,7 @@
 #include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/sweep.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::cli {
 
@@ -99,7 +100,7 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
     in_range += inside ? 1 : 0;
     const double err = p.iteration_s / measured_s - 1;  // prediction relative to measurement
     errors.push_back(std::abs(err));
-    const std::string where = m.strategy + " at " + std::to_string(m.cluster.nodes) + " nodes, " +
+    const std::string where = m.strategy + " at " + counted(m.cluster.nodes, "node") + ", " +
                               fixed(m.cluster.nic_gbps, 1) + " Gbit/s";
     if (std::abs(err) >= worst) {
       worst = std::abs(err);
@@ -136,7 +137,7 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
                                            : std::string())
             << ") against simgrid on the same plan\n\n";
   t.print(std::cout);
-  std::cout << "\n" << errors.size() << " points: |error| median " << fixed(100 * median, 1) << "%, mean "
+  std::cout << "\n" << counted(long(errors.size()), "point") << ": |error| median " << fixed(100 * median, 1) << "%, mean "
             << fixed(100 * mean, 1) << "%, worst " << fixed(100 * worst, 1) << "% (" << worst_where << "); "
             << in_range << " of " << errors.size() << " predictions within the live run's own range\n"
             << "live s/iter: the median of the live iterations after the first; +-: their standard deviation;"

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/input/strategy_names.hpp"
+#include "model/input/text.hpp"
 
 namespace possim::report {
 
@@ -110,7 +111,7 @@ std::map<std::string, std::vector<const ReportPoint*>> largest_cluster(const Rep
 }
 
 std::string cluster_text(const Result& r) {
-  return r.model + ", " + std::to_string(r.cluster.nodes) + " nodes x " + std::to_string(r.cluster.gpus_per_node) +
+  return r.model + ", " + counted(r.cluster.nodes, "node") + " x " + std::to_string(r.cluster.gpus_per_node) +
          " GPU, " + num(r.cluster.nic_gbps) + " Gbit/s";
 }
 

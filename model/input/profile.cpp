@@ -792,6 +792,17 @@ Profile parse_profile(const std::string& json_text, const std::string& where) {
   return p;
 }
 
+std::vector<std::string> shipped_profile_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(POSSIM_SOURCE_DIR) / "profiles", ec)) {
+    const std::string stem = e.path().stem().string();
+    if (e.path().extension() == ".json" && fs::path(stem).extension() != ".calibration") names.push_back(stem);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Profile load_profile(const std::string& name_or_path, const std::string& base_dir) {
   const bool shipped =
       name_or_path.find('/') == std::string::npos &&
@@ -802,9 +813,7 @@ Profile load_profile(const std::string& name_or_path, const std::string& base_di
   std::error_code ec;
   if (shipped && !fs::exists(path, ec)) {
     std::string names;
-    for (const auto& e : fs::directory_iterator(fs::path(POSSIM_SOURCE_DIR) / "profiles", ec))
-      if (e.path().extension() == ".json")
-        names += (names.empty() ? "" : ", ") + e.path().stem().string();
+    for (const std::string& n : shipped_profile_names()) names += (names.empty() ? "" : ", ") + n;
     throw InputError(path.string(), "", "no shipped profile named '" + name_or_path + "'",
                      "one of: " + names + ", or a path to a profile JSON");
   }

@@ -222,6 +222,8 @@ struct Profile {
 // Load a profile: a path to a JSON file, or the name of a shipped profile
 // (looked up in the profiles/ folder). Throws InputError naming file and field.
 Profile load_profile(const std::string& name_or_path, const std::string& base_dir = ".");
+// The shipped profiles' names (profiles/NAME.json, not their .calibration records), sorted.
+std::vector<std::string> shipped_profile_names();
 Profile parse_profile(const std::string& json_text, const std::string& where);
 
 }  // namespace possim

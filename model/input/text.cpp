@@ -115,4 +115,8 @@ std::optional<long long> parse_decimal_integer(const std::string& s) {
   return v;
 }
 
+std::string counted(long long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 }  // namespace possim

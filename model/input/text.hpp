@@ -26,4 +26,7 @@ std::optional<double> parse_decimal(const std::string& s);
 // A decimal integer: [+-]digits within long long. Nothing otherwise.
 std::optional<long long> parse_decimal_integer(const std::string& s);
 
+// "1 point", "2 points": a count and its noun, plural (noun + "s") but at exactly one.
+std::string counted(long long n, const std::string& noun);
+
 }  // namespace possim

@@ -11,6 +11,7 @@
 #include "model/plan/plan_check.hpp"
 #include "model/run/child_processes.hpp"
 #include "model/run/parallel.hpp"
+#include "model/input/text.hpp"
 
 namespace possim {
 
@@ -19,7 +20,7 @@ namespace {
 std::string describe(const SweepPoint& p) {
   char gbps[32];
   std::snprintf(gbps, sizeof gbps, "%g", p.nic_gbps);
-  return p.strategy + " at " + std::to_string(p.nodes) + " nodes, " + gbps + " Gbit/s";
+  return p.strategy + " at " + counted(p.nodes, "node") + ", " + gbps + " Gbit/s";
 }
 
 }  // namespace

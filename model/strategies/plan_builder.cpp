@@ -316,6 +316,16 @@ std::vector<std::pair<int, TaskId>> PlanBuilder::allreduce_buckets(const AllRedu
                                                                    const std::string& why) {
   std::vector<std::pair<int, TaskId>> synced;
   const auto buckets = gradient_buckets();
+  // At one node the collective has no peer: only the node's own GPUs sync (explain's why).
+  std::string said = why;
+  if (workers() < 2) {
+    const int gpus = req_.cluster.gpus_per_node;
+    said = "one node: no peer node to reduce with (0 between nodes)";
+    if (gpus > 1)
+      said += "; its " + std::to_string(gpus) + " GPUs still sync " +
+              (how.inside == AllReduceHow::Inside::ring ? "by reduce-scatter and all-gather inside the node"
+                                                        : "through the leader");
+  }
   for (std::size_t i = 0; i < buckets.size(); ++i) {
     const TaskId done = allreduce_bucket(buckets[i], how);
     std::string in_bucket;
@@ -329,7 +339,7 @@ std::vector<std::pair<int, TaskId>> PlanBuilder::allreduce_buckets(const AllRedu
     }
     for (int l : buckets[i]) {
       synced.emplace_back(l, done);
-      decide(costs(l, scheme, why + in_bucket));
+      decide(costs(l, scheme, said + in_bucket));
     }
   }
   return synced;

@@ -92,7 +92,7 @@ std::string trace_file_name(const Result& r) {
 
 TraceMeta trace_meta(const Scenario& s, const Result& r, const WorkerSelection& traced) {
   TraceMeta m;
-  m.title = s.name + ": " + r.strategy + ", " + std::to_string(r.cluster.nodes) + " nodes x " +
+  m.title = s.name + ": " + r.strategy + ", " + counted(r.cluster.nodes, "node") + " x " +
             std::to_string(r.cluster.gpus_per_node) + " GPU, " + shortest(r.cluster.nic_gbps) + " Gbit/s (" +
             r.engine + ")";
   const bool one_worker = capabilities_of(r.engine).closed_form;

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -74,6 +75,30 @@ TEST_CASE("explain on one node of 8 GPUs shows the plan's gather, copies and app
   CHECK(e.out.find(pct.str()) != std::string::npos);
 }
 
+TEST_CASE("explain on one node says no peer node to reduce with and shows no bytes of a collective",
+          "[cli][explain]") {
+  const auto dir = scratch("explain", "one_node_allreduce");
+  write_file(dir / "s.json", R"({"name": "ar", "model": "vgg16", "batch_per_gpu": 32,
+    "cluster": {"nodes": [1, 2], "gpus_per_node": 8, "nic_gbps": [10]},
+    "strategies": ["allreduce"], "profile": "v100", "iterations": 3})");
+  const Output one = run_possim("explain s.json --engine analytic --nodes 1", dir);
+  INFO(one.out << one.err);
+  REQUIRE(one.status == 0);
+  CHECK(one.out.find("allreduce, 1 node x 8 GPU, 10.0 Gbit/s, batch 32/GPU, 1 server shard (") != std::string::npos);
+  const std::string fc8 = row_of(one.out, "fc8");
+  CHECK(fc8.find("one node: no peer node to reduce with") != std::string::npos);
+  CHECK(fc8.find("8 GPUs still sync through the leader") != std::string::npos);
+  CHECK(fc8.find("gather") != std::string::npos);
+  CHECK(fc8.find("allreduce 16.4 MB") == std::string::npos);  // nothing crosses nodes
+  CHECK(fc8.find("2(P-1)/P") == std::string::npos);
+  // At two nodes the ring is back, with the tensor it reduces.
+  const Output two = run_possim("explain s.json --engine analytic --nodes 2", dir);
+  REQUIRE(two.status == 0);
+  const std::string fc8_two = row_of(two.out, "fc8");
+  CHECK(fc8_two.find("ring: 2(P-1)/P") != std::string::npos);
+  CHECK(fc8_two.find("allreduce 16.4 MB") != std::string::npos);
+}
+
 TEST_CASE("explain's cost columns carry units and every column is explained under its table", "[cli][explain]") {
   const auto dir = scratch("explain", "legend");
   write_file(dir / "s.json", kOneNodeEightGpus);
@@ -84,6 +109,28 @@ TEST_CASE("explain's cost columns carry units and every column is explained unde
                              "sync steps (plan) = ", "total ms = ", "other = ", "GPU stall = "}) {
     INFO(legend);
     CHECK(e.out.find(legend) != std::string::npos);
+  }
+  // Every column of the layer table, read from its header (cells apart by two spaces or
+  // more), is named in the legend line under it: "NAME = " or "NAME, " (a pair said at once).
+  std::istringstream in(e.out);
+  std::string header, legend;
+  for (std::string line; std::getline(in, line);) {
+    if (header.empty() && line.rfind("layer ", 0) == 0) header = line;
+    if (legend.empty() && line.rfind("layer, kind = ", 0) == 0) legend = line;
+  }
+  REQUIRE(!header.empty());
+  REQUIRE(!legend.empty());
+  std::vector<std::string> columns;
+  for (std::size_t at = 0; at < header.size();) {
+    const std::size_t gap = header.find("  ", at);
+    columns.push_back(header.substr(at, gap - at));
+    if (gap == std::string::npos) break;
+    at = header.find_first_not_of(' ', gap);
+  }
+  CHECK(columns.size() == 10);
+  for (const std::string& c : columns) {
+    INFO(c);
+    CHECK((legend.find(c + " = ") != std::string::npos || legend.find(c + ", ") != std::string::npos));
   }
   const Output r = run_possim("run s.json --engine analytic --out out", dir);
   REQUIRE(r.status == 0);
