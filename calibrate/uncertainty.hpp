@@ -50,6 +50,10 @@ SigmaAxes sigma_axes(const Scenario& s);
 // The same for a profile and a subset of its covariance's parameters.
 SigmaAxes sigma_axes(const Profile& p, const std::vector<std::string>& parameters);
 
+// Why a run on `p`, which has no fit covariance, prints no interval: one line naming the
+// profile and what would give one (a derived profile drops its base's on purpose).
+std::string no_covariance_note(const Profile& p);
+
 // `s` with each parameter's value multiplied by exp(log_step[i]), kept inside its physical
 // range (calibrate::parameter_range).
 Scenario perturbed(const Scenario& s, const std::vector<std::string>& parameters, const std::vector<double>& log_step);

@@ -423,6 +423,8 @@ int cmd_plan(const std::vector<std::string>& args) {
   // The fit's covariance, where the profile has one: each search repeated at its sigma points.
   calibrate::SigmaAxes axes;
   if (!no_interval && !scenarios.front().profile.fit_covariance.empty()) axes = calibrate::sigma_axes(scenarios.front());
+  else if (!no_interval && !quiet)
+    std::cerr << "possim: note: " << calibrate::no_covariance_note(scenarios.front().profile) << "\n";
   // [scenario][0]: as given; then +axis 0, -axis 0, +axis 1, ...
   std::vector<std::vector<Scenario>> at_sigma(scenarios.size());
   std::vector<std::vector<double>> single_at(scenarios.size());

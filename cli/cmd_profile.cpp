@@ -203,26 +203,26 @@ int cmd_list(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   po::variables_map vm;
   if (!parse("profile list", args, desc, pos, vm, "")) return 0;
-  Table t({"name", "device", "fp32 peak", "compute from", "fitted to a cluster", "intervals"});
+  Table t({"name", "device", "fp32 peak", "compute from", "derived from", "intervals"});
+  const std::string mark = "[derived by possim profile derive from profile ";
   for (const std::string& name : shipped_profile_names()) {
     const Profile p = load_profile(name);
-    const std::string device = p.device.substr(0, p.device.find(" ["));  // a derivation's note apart
-    const bool derived = p.device.find("[derived") != std::string::npos;
-    const std::string compute = !p.measured.empty()     ? "measured layers"
-                                : !p.throughput.empty() ? "throughput points"
-                                : derived               ? "derived (roofline)"
-                                                        : "FLOP model";
-    const bool fitted = std::any_of(p.sources.begin(), p.sources.end(), [](const auto& kv) {
-      return kv.second.find("fitted by possim calibrate fit") != std::string::npos;
-    });
-    t.add({name, device, si(p.peak_flops_per_s, "FLOP/s"), compute, fitted ? "yes" : "no",
+    const std::string device = p.device.substr(0, std::min({p.device.find(" ("), p.device.find(" ["), p.device.find(',')}));
+    const auto at = p.device.find(mark);
+    const std::string base =
+        at == std::string::npos ? "-" : p.device.substr(at + mark.size(), p.device.find(',', at) - at - mark.size());
+    const std::string compute = !p.measured.empty()        ? "measured layers"
+                                : !p.throughput.empty()    ? "throughput points"
+                                : at != std::string::npos ? "roofline of its base"
+                                                           : "FLOP model";
+    t.add({name, device, si(p.peak_flops_per_s, "FLOP/s"), compute, base,
            p.fit_covariance.empty() ? "none" : counted(long(p.fit_covariance.parameters.size()), "parameter")});
   }
   t.print(std::cout);
   std::cout << "compute from = what a layer's time rests on (possim profile show NAME --sources says more); "
-               "fitted to a cluster = some rate fitted by possim calibrate fit to measured iterations; "
-               "intervals = the fit covariance a run propagates to 95% intervals, over how many parameters "
-               "(none: runs on it print no interval)\n";
+               "derived from = the measured profile possim profile derive scaled (its host, network and software "
+               "rates copied); intervals = the fit covariance a run propagates to 95% intervals, over how many "
+               "parameters (none: runs on it print no interval)\n";
   return 0;
 }
 

@@ -325,6 +325,9 @@ int cmd_run(const std::vector<std::string>& args) {
         std::cerr << "possim: note: no interval: profile " << s.profile.name
                   << "'s fit determined none of the parameters this scenario reads\n";
     }
+  } else if (s.profile.fit_covariance.empty() && !no_interval && failure.empty() && !quiet &&
+             !info.capabilities.measures) {
+    std::cerr << "possim: note: " << calibrate::no_covariance_note(s.profile) << "\n";
   }
   std::vector<Result> results;
   for (const std::vector<Result>& part : by_model) results.insert(results.end(), part.begin(), part.end());

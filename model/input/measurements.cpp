@@ -23,6 +23,21 @@ namespace {
 
 using nlohmann::json;
 
+// `s` with each run of line breaks (CR, LF, CRLF) and the blanks around it as one space.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] != '\n' && s[i] != '\r') {
+      out += s[i++];
+      continue;
+    }
+    while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+    while (i < s.size() && (s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t')) ++i;
+    if (!out.empty() && i < s.size()) out += ' ';
+  }
+  return out;
+}
+
 const std::vector<std::string> kRequired = {"model", "strategy", "nodes", "nic_gbps"};
 // One of these is the measurement (the first present wins).
 const std::vector<std::string> kMeasures = {"iteration_s", "images_per_s", "speedup"};
@@ -216,6 +231,9 @@ MeasurementSet parse_csv(const std::string& text, const std::string& where,
              "one value per header column");
     std::map<std::string, std::string> f;
     for (std::size_t i = 0; i < header.size(); ++i) {
+      // RFC 4180 lets a quoted value hold line breaks; in the free-text note each reads as
+      // one space (possim prints a point's source on one line). Names and numbers keep none.
+      if (header[i] == "source") cells[i] = one_line(cells[i]);
       if (cells[i].size() > limits::kMaxNoteChars || !is_label_text(cells[i]))
         c.fail(header[i], "'" + json_check::quoted(cells[i]) + "' is not printable text (control characters, not UTF-8, or over " +
                               std::to_string(limits::kMaxNoteChars) + " bytes)",
@@ -308,9 +326,12 @@ double MeasurementPoint::in_measured_unit(double predicted_iteration_s) const {
 
 std::string measured_profile(const MeasurementSet& set, const std::string& given, const std::string& option,
                              std::string* note) {
-  std::string named, where;
+  std::string named, where, unnamed;  // unnamed: the first point naming no profile
   for (const MeasurementPoint& p : set.points) {
-    if (p.profile.empty()) continue;
+    if (p.profile.empty()) {
+      if (unnamed.empty()) unnamed = p.where;
+      continue;
+    }
     if (!given.empty()) {  // what was asked for wins (a refitted profile of the same GPU): said once
       if (note && note->empty() && p.profile != given)
         *note = p.where + ": the points name profile '" + json_check::quoted(p.profile) + "'; predicting with " +
@@ -327,6 +348,10 @@ std::string measured_profile(const MeasurementSet& set, const std::string& given
     }
   }
   if (!given.empty()) return given;
+  // Some points name a profile and some none: the others' may not be theirs.
+  if (!named.empty() && !unnamed.empty())
+    throw InputError(unnamed, "profile", "names no profile, " + where + " names '" + json_check::quoted(named) + "'",
+                     "the profile each point was measured on, or " + option + " NAME for all of them");
   if (named.empty())
     throw InputError(option, "", "not given, and no point names the profile it was measured on",
                      option + " NAME (possim profile list), or a profile column");

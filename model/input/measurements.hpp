@@ -67,8 +67,8 @@ MeasurementSet parse_measurements(const std::string& text, const std::string& wh
                                   const std::string& base_dir, int default_batch);
 
 // The profile that predicts `set`: `given` (a command's --profile, "" when absent) or the one
-// its points name. Throws InputError naming the point when points name different profiles
-// and none is given, and `option` when there is none at all. `note` gets one line when a
+// its points name. Throws InputError naming the point when points name different profiles,
+// or some name one and some none, and none is given; and `option` when there is none at all. `note` gets one line when a
 // point names another profile than the one given.
 std::string measured_profile(const MeasurementSet& set, const std::string& given, const std::string& option,
                              std::string* note = nullptr);

@@ -375,3 +375,37 @@ TEST_CASE("possim calibrate fit --predict SCENARIO, and possim run on the fitted
   CHECK(broken.err.find("broken.json") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "never.json"));
 }
+
+// A profile without a fit covariance (h100, derived: its base's covariance dropped on
+// purpose) gives no interval, and run and plan say why in one line; `possim profile list`,
+// which a refusal to guess the profile points to, shows which profiles carry one.
+TEST_CASE("run and plan on a profile with no fit covariance say why there is no interval and profile list shows it",
+          "[uncertainty][cli]") {
+  const auto dir = test::scratch("uncertainty", "no_covariance");
+  std::ofstream(dir / "h.json") << R"({"name": "h", "model": "resnet50", "batch_per_gpu": 64,
+    "cluster": {"nodes": [2], "gpus_per_node": 8, "nic_gbps": [100]}, "strategies": ["allreduce"],
+    "profile": "h100", "iterations": 2})";
+  const std::string why = "no interval: profile h100 carries no fit covariance (derived by possim profile derive";
+  const test::Output run = test::run_possim("run h.json --engine analytic --out r", dir);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  CHECK(run.err.find(why) != std::string::npos);
+  CHECK(test::slurp(dir / "r" / "results.csv").find("_lo") == std::string::npos);
+  const test::Output plan = test::run_possim("plan h.json --engine analytic --analytic-only --grid 10,100", dir);
+  INFO(plan.err);
+  REQUIRE(plan.status == 0);
+  CHECK(plan.err.find(why) != std::string::npos);
+  CHECK(test::run_possim("run h.json --engine analytic --out q --no-interval", dir).err.find(why) == std::string::npos);
+
+  const test::Output list = test::run_possim("profile list", dir);
+  REQUIRE(list.status == 0);
+  const auto row = [&](const std::string& name) {
+    const auto at = list.out.find("\n" + name + " ");
+    return at == std::string::npos ? std::string() : list.out.substr(at + 1, list.out.find('\n', at + 1) - at - 1);
+  };
+  CHECK(row("h100").find("titanx_maxwell") != std::string::npos);  // derived from it
+  CHECK(row("h100").substr(row("h100").size() - 4) == "none");
+  const std::size_t n = load_profile("titanx_maxwell").fit_covariance.parameters.size();
+  CHECK(row("titanx_maxwell").find(std::to_string(n) + " parameters") != std::string::npos);
+  CHECK(list.out.find("calibration") == std::string::npos);  // the fit records are not profiles
+}

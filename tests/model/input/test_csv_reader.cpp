@@ -119,4 +119,26 @@ TEST_CASE("measured points: the profile that predicts them is the one given, els
       parse_measurements(head + "vgg19,wfbp,8,40,1.0,v100\nvgg19,ps,8,40,2.0,titanx_maxwell\n", "m.csv", ".", 32);
   CHECK_THAT(message_of([&] { measured_profile(mixed, "", "--profile"); }),
              Catch::Contains("m.csv:3") && Catch::Contains("titanx_maxwell") && Catch::Contains("m.csv:2"));
+  // A row naming none among rows naming one: its profile may not be theirs, so it is refused
+  // (with --profile, every row takes the one given).
+  const MeasurementSet partial =
+      parse_measurements(head + "vgg19,wfbp,8,40,1.0,titanx_maxwell\nvgg19,ps,8,40,2.0,\n", "m.csv", ".", 32);
+  CHECK_THAT(message_of([&] { measured_profile(partial, "", "--profile"); }),
+             Catch::Contains("m.csv:3: profile: names no profile") && Catch::Contains("m.csv:2 names 'titanx_maxwell'") &&
+                 Catch::Contains("--profile NAME"));
+  CHECK(measured_profile(partial, "v100", "--profile") == "v100");
+}
+
+TEST_CASE("measured points: a quoted line break in the source note reads as a space and nowhere else",
+          "[csv][measurements]") {
+  const std::string head = "model,strategy,nodes,nic_gbps,iteration_s,source\r\n";
+  const MeasurementSet set =
+      parse_measurements(head + "vgg19,poseidon,8,40,1.25,\"ATC'17, Figure 5:\r\n  read off\nthe plot\"\r\n", "m.csv",
+                         ".", 32);
+  REQUIRE(set.points.size() == 1);
+  CHECK(set.points[0].source == "ATC'17, Figure 5: read off the plot");
+  CHECK(set.points[0].iteration_s == 1.25);
+  // A name holding one is still not a name.
+  CHECK_THAT(message_of([&] { parse_measurements(head + "\"vgg\n19\",poseidon,8,40,1.25,x\r\n", "m.csv", ".", 32); }),
+             Catch::Contains("m.csv:2: model") && Catch::Contains("is not printable text"));
 }
