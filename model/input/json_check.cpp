@@ -1,6 +1,7 @@
 #include "model/input/json_check.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "model/input/error.hpp"
 #include "model/input/limits.hpp"
@@ -164,11 +165,24 @@ bool Reader::boolean(const json& v, const std::string& path, const std::string& 
   return v.get<bool>();
 }
 
+namespace {
+
+// What a reader expected, with the range it checked unless the words already give one
+// ("seconds" becomes "seconds in [0, 1e+09]"; "a fraction in (0, 1]" stays).
+std::string with_range(const std::string& expected, double lo, double hi, bool lo_open) {
+  if (expected.find_first_of("0123456789") != std::string::npos) return expected;
+  char b[96];
+  std::snprintf(b, sizeof b, " in %s%g, %g]", lo_open ? "(" : "[", lo, hi);
+  return expected + b;
+}
+
+}  // namespace
+
 double Reader::number(const json& v, const std::string& path, double lo, double hi,
                       const std::string& expected, bool lo_open) const {
   if (!v.is_number()) fail(path, describe(v) + " is not a number", expected);
   const double x = v.get<double>();
-  if ((lo_open ? x <= lo : x < lo) || x > hi) fail(path, v.dump() + " is out of range", expected);
+  if ((lo_open ? x <= lo : x < lo) || x > hi) fail(path, v.dump() + " is out of range", with_range(expected, lo, hi, lo_open));
   return x;
 }
 
@@ -180,7 +194,7 @@ long long Reader::integer(const json& v, const std::string& path, long long lo, 
                        ? v.get<unsigned long long>() > (unsigned long long)hi ||
                              (lo > 0 && v.get<unsigned long long>() < (unsigned long long)lo)
                        : v.get<long long>() < lo || v.get<long long>() > hi;
-  if (out) fail(path, v.dump() + " is out of range", expected);
+  if (out) fail(path, v.dump() + " is out of range", with_range(expected, double(lo), double(hi), false));
   return v.get<long long>();
 }
 

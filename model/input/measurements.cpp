@@ -108,10 +108,14 @@ struct Checker {
     return buf;
   }
   int integer(const std::string& field, const std::string& text, long long max) const {
-    const double v = number(field, text, -1e300, 1e300, false);
+    const std::string whole = "an integer in [1, " + std::to_string(max) + "]";
+    if (text.empty()) fail(field, "is empty", whole);
+    const std::optional<double> parsed = parse_decimal(text);
+    if (!parsed) fail(field, "'" + json_check::quoted(text) + "' is not a number", whole);
+    const double v = *parsed;
     if (v != std::floor(v) || v < 1 || v > double(max))
       fail(field, "'" + json_check::quoted(text) + "' is not a whole number in [1, " + std::to_string(max) + "]",
-           "an integer in [1, " + std::to_string(max) + "]");
+           whole);
     return int(v);
   }
 };

@@ -393,6 +393,20 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
   return res;
 }
 
+void check_derived_rates(const Result& res, const Reader& r, const std::string& at) {
+  Result again = res;
+  again.finish(res.single_gpu_images_per_s);
+  const auto check = [&](const char* key, double got, double want, const char* how) {
+    if (std::fabs(got - want) <= 1e-9 * std::max(std::fabs(want), 1e-300)) return;
+    char b[160];
+    std::snprintf(b, sizeof b, "is %.6g, but %s is %.6g", got, how, want);
+    r.fail(json_check::join(at, key), b, "the figure its iteration_s gives (edit iteration_s, not what follows from it)");
+  };
+  check("images_per_s", res.images_per_s, again.images_per_s, "batch_per_gpu x nodes x gpus_per_node / iteration_s");
+  check("speedup", res.speedup, again.speedup, "images_per_s / single_gpu_images_per_s");
+  check("scaling_efficiency", res.efficiency, again.efficiency, "speedup / GPUs");
+}
+
 Result result_from_json(const nlohmann::json& j) { return result_from_json(j, Reader("result"), ""); }
 
 std::string csv_cell(const std::string& s) {

@@ -132,6 +132,9 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
           "[cli][hostile]") {
   const auto dir = scratch("files", "records");
   const json j = results_file(dir);
+  const auto scale = [](json& r, const std::string& f, double k) {
+    for (const std::string& key : {f, f + "_lo", f + "_hi"}) r[key] = k * r[key].get<double>();
+  };
   struct Case {
     std::function<void(json&)> edit;
     std::string named;
@@ -163,6 +166,13 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
       {[](json& r) { r["images_per_s_lo"] = 2 * r["images_per_s"].get<double>(); }, "results[0].images_per_s_lo: is above"},
       {[](json& r) { r["speedup_hi"] = 0; }, "results[0].speedup_hi: is below"},
       {[](json& r) { r.erase("iteration_s_hi"); }, "results[0].iteration_s_hi: missing"},
+      // In range, but not what its iteration time gives: a report would plot a number no run gave.
+      // (Its interval moved with it, as an editor who knew the format would.)
+      {[&](json& r) { scale(r, "images_per_s", 1e5 / r["images_per_s"].get<double>()); },
+       "results[0].images_per_s: is 100000, but batch_per_gpu x"},
+      {[&](json& r) { scale(r, "iteration_s", 2); }, "results[0].images_per_s: is "},
+      {[&](json& r) { scale(r, "speedup", 1.5); }, "results[0].speedup: is "},
+      {[](json& r) { r["scaling_efficiency"] = 0.999; }, "results[0].scaling_efficiency: is 0.999, but speedup / GPUs"},
   };
   for (const Case& c : cases) {
     json evil = j;
@@ -178,10 +188,24 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
           "[cli][hostile]") {
   const auto dir = scratch("files", "edges");
   const json j = results_file(dir);
+  // The rates follow from the iteration time as a run derives them (Result::finish).
+  const auto derive = [](json& r) {
+    const double gpus = r["nodes"].get<double>() * r["gpus_per_node"].get<double>();
+    const double it = r["iteration_s"].get<double>();
+    const double images = it > 0 ? r["batch_per_gpu"].get<double>() * gpus / it : 0;
+    const double single = r["single_gpu_images_per_s"].get<double>();
+    r["images_per_s"] = images;
+    r["speedup"] = single > 0 ? images / single : 0;
+    r["scaling_efficiency"] = r["speedup"].get<double>() / gpus;
+  };
   const std::vector<std::pair<std::string, std::function<void(json&)>>> edges = {
-      {"nothing moves", [](json& r) { r["images_per_s"] = 0; r["speedup"] = 0; r["scaling_efficiency"] = 0; }},
+      {"nothing moves", [](json& r) { r["iteration_s"] = 0; }},
       {"a NIC of 1e-300 Gbit/s", [](json& r) { r["nic_gbps"] = 1e-300; }},
-      {"rates of 1e15", [](json& r) { r["speedup"] = 1e15; r["images_per_s"] = 1e15; }},
+      {"rates of 1e15",
+       [](json& r) {
+         r["iteration_s"] = r["batch_per_gpu"].get<double>() * r["nodes"].get<double>() * r["gpus_per_node"].get<double>() / 1e15;
+         r["single_gpu_images_per_s"] = 1;
+       }},
       {"times and bytes at their caps", [](json& r) { r["iteration_s"] = 1e12; r["sent_bytes_per_node_max"] = 1e21; }},
       {"every share zero, windows at the caps",
        [](json& r) {
@@ -197,6 +221,7 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
     json e = j;
     for (auto& r : e["results"]) {
       edit(r);
+      derive(r);
       // The intervals follow their figures to the edge: from 0 to the figure.
       for (const char* f : {"iteration_s", "images_per_s", "speedup"}) {
         REQUIRE(r.contains(std::string(f) + "_lo"));
