@@ -27,7 +27,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   std::vector<std::string> paths;
   std::string profile_ref, engine_name = default_engine(), json_out;
   int batch = 32, shards = 0;
-  bool live = false;
+  bool live = false, quiet = false;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   double latency_us = 50, tolerance = 0;
   desc.add_options()("measurements", po::value(&paths)->required()->multitoken(),
@@ -43,7 +43,8 @@ int cmd_validate(const std::vector<std::string>& args) {
       "exit 1 when a point's |error| exceeds this fraction (0: never)")(
       "json", po::value(&json_out), "also write the points and errors as JSON to this file")(
       "live", po::bool_switch(&live),
-      "the one argument is a scenario: run it live and with SimGrid on the same plan, and compare");
+      "the one argument is a scenario: run it live and with SimGrid on the same plan, and compare")(
+      "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
   po::positional_options_description pos;
   pos.add("measurements", -1);
   po::variables_map vm;
@@ -75,8 +76,8 @@ int cmd_validate(const std::vector<std::string>& args) {
   cal::ClusterAssumptions a;
   a.latency_s = latency_us * 1e-6;
   a.server_shards = shards;
-  // Progress on a terminal (a log gets the SimGrid engine's own lines for long points).
-  ProgressLine line("validate", m.points.size(), 0, true, /*terminal_only=*/true);
+  // Progress: redrawn on a terminal, plain lines in a log (every 5% of the points or 10 s).
+  ProgressLine line("validate", m.points.size(), 0, !quiet);
   const std::vector<cal::PointResult> points =
       cal::predict_points(profile, m, a, *engine, jobs, [&](std::size_t done) { line.update(done); });
   line.finish();

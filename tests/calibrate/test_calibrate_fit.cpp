@@ -461,6 +461,21 @@ TEST_CASE("the shipped titanx_maxwell profile reproduces POSEIDON.md section 9's
   }
   CHECK(misfits == 6);
   CHECK(v.at("mean_abs_error").get<double>() < 0.03);
+  // Its progress, in a log (stderr is a file here), as plain lines up to the last point.
+  CHECK(o.err.find("validate: 19/19 points (100%)") != std::string::npos);
+}
+
+TEST_CASE("validate shows progress in a log and none with -q", "[fit][cli]") {
+  const auto dir = test::scratch("fit", "validate_progress");
+  const std::string file = "'" + (fs::path(POSSIM_TESTS_DIR) / ".." / "traces" / "measured" / "tf_stock.csv").string() + "'";
+  const test::Output o = test::run_possim("validate " + file + " --engine analytic", dir);
+  REQUIRE(o.status == 0);
+  CHECK(o.err.find("validate: 1/") != std::string::npos);
+  CHECK(o.err.find(" points (100%)") != std::string::npos);
+  const test::Output q = test::run_possim("validate " + file + " --engine analytic -q", dir);
+  REQUIRE(q.status == 0);
+  CHECK(q.err.find("validate:") == std::string::npos);
+  CHECK(q.out == o.out);
 }
 
 TEST_CASE("single-GPU points at several precisions fit compute_scale and tensor_core_scale apart",
