@@ -526,7 +526,7 @@ ClusterFit fit_cluster(const Profile& base, const MeasurementSet& m, const Clust
       precisions + "]" +
       " (" + counted(long(m.points.size()), "point") + ", " + counted(long(fit.names.size()), "free parameter") +
       ", Levenberg-Marquardt on relative residuals, best of " +
-      std::to_string(fit.starts_tried) + " starts" + (two_stage ? " with the analytic engine" : "") +
+      counted(fit.starts_tried, "start") + (two_stage ? " with the analytic engine" : "") +
       "; RMS residual " + fmt(100 * fit.rms_residual) + "%)";
   std::string all_peaks, tf32_peak;  // the tensor-core peaks' two factors, said in one source
   for (std::size_t i = 0; i < fit.names.size(); ++i) {

@@ -57,8 +57,8 @@ void print_fit(const cal::ClusterFit& f, const MeasurementSet& m, const Engine& 
                std::ostream& out) {
   out << "fit of " << counted(long(f.names.size()), "parameter") << " to "
       << counted(long(m.points.size()), "point") << " of " << m.path << " with the " << engine.name() << " engine (base "
-      << base.name << ", best of " << f.starts_tried << " starts, " << f.lm.iterations
-      << " iterations" << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
+      << base.name << ", best of " << counted(f.starts_tried, "start") << ", " << counted(f.lm.iterations, "iteration")
+      << (f.lm.converged ? "" : ", NOT converged") << ")\n\n";
   Table t({"parameter", "start", "fitted", "+/- 1 sigma", "relative"});
   for (std::size_t i = 0; i < f.names.size(); ++i) {
     const int b = f.lm.at_bound[i];

@@ -69,11 +69,11 @@ calibrate::FitProgress progress_line(const std::string& what, bool enabled) {
   return [what, tty](int evaluations, double ssr) {
     // On a terminal one line redrawn; in a file one line every 10 evaluations.
     if (tty) {
-      std::fprintf(stderr, "\r%s: %d evaluations, sum of squared residuals %.4g   ", what.c_str(),
-                   evaluations, ssr);
+      std::fprintf(stderr, "\r%s: %d evaluation%s, sum of squared residuals %.4g   ", what.c_str(),
+                   evaluations, evaluations == 1 ? "" : "s", ssr);
     } else if (evaluations % 10 == 1) {
-      std::fprintf(stderr, "%s: %d evaluations, sum of squared residuals %.4g\n", what.c_str(),
-                   evaluations, ssr);
+      std::fprintf(stderr, "%s: %d evaluation%s, sum of squared residuals %.4g\n", what.c_str(),
+                   evaluations, evaluations == 1 ? "" : "s", ssr);
     }
     std::fflush(stderr);
   };

@@ -52,7 +52,7 @@ void add_results_text(const std::string& text, const std::string& path, ReportIn
     ReportPoint p;
     p.file = in.files.size();
     p.result = result_from_json(results[i], r, at);
-    check_derived_rates(p.result, r, at);
+    check_derived_rates(results[i], p.result, r, at);
     if (results[i].contains("point"))
       p.extra = extra_values(r.object(results[i]["point"], at + ".point", "an object"), r, at + ".point");
     engines.insert(p.result.engine);

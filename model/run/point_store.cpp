@@ -69,7 +69,7 @@ PointRecords parse_points(const std::string& text, const std::string& path, cons
     if (!is_key(r.require(record, "", "key", expected))) r.fail("key", "is not 64 hex digits", expected);
     r.object(r.require(record, "", "values", expected), "values", "an object: axis -> value");
     const Result result = result_from_json(r.require(record, "", "result", expected), r, "result");
-    check_derived_rates(result, r, "result");
+    check_derived_rates(record["result"], result, r, "result");
     if (check) check(record["key"].get<std::string>(), record, result, r);
     records[record["key"].get<std::string>()] = record;
   }

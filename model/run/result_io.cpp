@@ -393,18 +393,25 @@ Result result_from_json(const nlohmann::json& j, const Reader& r, const std::str
   return res;
 }
 
-void check_derived_rates(const Result& res, const Reader& r, const std::string& at) {
+void check_derived_rates(const nlohmann::json& j, const Result& res, const Reader& r, const std::string& at) {
   Result again = res;
   again.finish(res.single_gpu_images_per_s);
   const auto check = [&](const char* key, double got, double want, const char* how) {
     if (std::fabs(got - want) <= 1e-9 * std::max(std::fabs(want), 1e-300)) return;
-    char b[160];
+    char b[200];
     std::snprintf(b, sizeof b, "is %.6g, but %s is %.6g", got, how, want);
-    r.fail(json_check::join(at, key), b, "the figure its iteration_s gives (edit iteration_s, not what follows from it)");
+    r.fail(json_check::join(at, key), b,
+           "the figures of one run, which agree: a record edited by hand (rerun the point, don't edit it)");
   };
   check("images_per_s", res.images_per_s, again.images_per_s, "batch_per_gpu x nodes x gpus_per_node / iteration_s");
   check("speedup", res.speedup, again.speedup, "images_per_s / single_gpu_images_per_s");
   check("scaling_efficiency", res.efficiency, again.efficiency, "speedup / GPUs");
+  // Written beside the figures they follow from, read back only to be checked.
+  if (j.contains("stall_share") && j["stall_share"].is_number())
+    check("stall_share", j["stall_share"].get<double>(), res.stall_share(), "gpu_stall_s / iteration_s");
+  if (j.contains("traffic_max_over_mean") && j["traffic_max_over_mean"].is_number())
+    check("traffic_max_over_mean", j["traffic_max_over_mean"].get<double>(), res.traffic_imbalance(),
+          "the busiest node's bytes over the mean node's");
 }
 
 Result result_from_json(const nlohmann::json& j) { return result_from_json(j, Reader("result"), ""); }

@@ -26,10 +26,12 @@ Result result_from_json(const nlohmann::json& j, const json_check::Reader& r, co
 // The same for a result passed between possim's own processes (a forked simulation's).
 Result result_from_json(const nlohmann::json& j);
 // A finished result's images_per_s, speedup and scaling_efficiency are Result::finish's
-// arithmetic on iteration_s, the batch, the GPUs and the single-GPU reference; a record whose
+// arithmetic on iteration_s, the batch, the GPUs and the single-GPU reference, and record
+// j's stall_share and traffic_max_over_mean follow from res's fields too; a record whose
 // figures disagree was edited, and a report would plot a number no run gave: InputError
 // naming the field. (An engine's own result, before finish, has none of them yet.)
-void check_derived_rates(const Result& res, const json_check::Reader& r, const std::string& at);
+void check_derived_rates(const nlohmann::json& j, const Result& res, const json_check::Reader& r,
+                         const std::string& at);
 // A CSV field as RFC 4180 writes it: as it is, or in double quotes (doubled inside) where
 // it holds a comma, a quote or a line break.
 std::string csv_cell(const std::string& s);

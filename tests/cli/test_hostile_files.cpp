@@ -173,6 +173,7 @@ TEST_CASE("a results record that is not what possim writes is an error naming th
       {[&](json& r) { scale(r, "iteration_s", 2); }, "results[0].images_per_s: is "},
       {[&](json& r) { scale(r, "speedup", 1.5); }, "results[0].speedup: is "},
       {[](json& r) { r["scaling_efficiency"] = 0.999; }, "results[0].scaling_efficiency: is 0.999, but speedup / GPUs"},
+      {[](json& r) { r["stall_share"] = 5; }, "results[0].stall_share: is 5, but gpu_stall_s / iteration_s"},
   };
   for (const Case& c : cases) {
     json evil = j;
@@ -197,6 +198,11 @@ TEST_CASE("a report draws every results file the reader accepts, at the edges of
     r["images_per_s"] = images;
     r["speedup"] = single > 0 ? images / single : 0;
     r["scaling_efficiency"] = r["speedup"].get<double>() / gpus;
+    r["stall_share"] = it > 0 ? r["gpu_stall_s"].get<double>() / it : 0;
+    const double mean = std::max(r["sent_bytes_per_node_mean"].get<double>(), r["received_bytes_per_node_mean"].get<double>());
+    r["traffic_max_over_mean"] =
+        mean > 0 ? std::max(r["sent_bytes_per_node_max"].get<double>(), r["received_bytes_per_node_max"].get<double>()) / mean
+                 : 1.0;
   };
   const std::vector<std::pair<std::string, std::function<void(json&)>>> edges = {
       {"nothing moves", [](json& r) { r["iteration_s"] = 0; }},
