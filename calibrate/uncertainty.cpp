@@ -104,7 +104,7 @@ void attach_intervals(std::vector<Result>& central, const std::vector<std::vecto
     Result& r = central[i];
     if (r.partial() || !(r.iteration_s > 0)) continue;
     std::vector<double> it_p, it_m, im_p, im_m, sp_p, sp_m;
-    bool complete = true;
+    bool complete = true, same_gpu = true, same_reference = true;
     for (std::size_t a = 0; a < plus.size(); ++a) {
       if (i >= plus[a].size() || i >= minus[a].size() || plus[a][i].partial() || minus[a][i].partial()) {
         complete = false;
@@ -113,12 +113,27 @@ void attach_intervals(std::vector<Result>& central, const std::vector<std::vecto
       it_p.push_back(plus[a][i].iteration_s), it_m.push_back(minus[a][i].iteration_s);
       im_p.push_back(plus[a][i].images_per_s), im_m.push_back(minus[a][i].images_per_s);
       sp_p.push_back(plus[a][i].speedup), sp_m.push_back(minus[a][i].speedup);
+      for (const Result* x : {&plus[a][i], &minus[a][i]}) {
+        same_gpu = same_gpu && std::fabs(x->gpu_busy_s - r.gpu_busy_s) <= 1e-9 * r.gpu_busy_s;
+        same_reference = same_reference && x->single_gpu_images_per_s == r.single_gpu_images_per_s;
+      }
     }
     if (!complete) continue;
     Result::Interval v;
     std::tie(v.iteration_s_lo, v.iteration_s_hi) = interval_of(r.iteration_s, it_p, it_m);
     std::tie(v.images_per_s_lo, v.images_per_s_hi) = interval_of(r.images_per_s, im_p, im_m);
     std::tie(v.speedup_lo, v.speedup_hi) = interval_of(r.speedup, sp_p, sp_m);
+    // The bounds extrapolate each axis's deviation to 1.96 sigma in log space; past a kink
+    // (the network hidden behind the compute) that would run faster than the GPU's own
+    // work. Where no fitted parameter moves that work (every rerun's GPU busy time is the
+    // central one's), the iteration is at least that long: a floor, and its rates a ceiling.
+    const double floor_s = r.gpu_busy_s;
+    if (same_gpu && floor_s > 0 && v.iteration_s_lo < floor_s && floor_s <= r.iteration_s) {
+      const double k = r.iteration_s / floor_s;  // the rates' factor at the floor
+      v.iteration_s_lo = floor_s;
+      v.images_per_s_hi = std::min(v.images_per_s_hi, r.images_per_s * k);
+      if (same_reference) v.speedup_hi = std::min(v.speedup_hi, r.speedup * k);
+    }
     r.interval = v;
   }
 }
