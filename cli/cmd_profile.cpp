@@ -219,7 +219,9 @@ int cmd_list(const std::vector<std::string>& args) {
            p.fit_covariance.empty() ? "none" : counted(long(p.fit_covariance.parameters.size()), "parameter")});
   }
   t.print(std::cout);
-  std::cout << "compute from = what a layer's time rests on (possim profile show NAME --sources says more); "
+  std::cout << "fp32 peak = the profile's peak_flops_per_s: the datasheet's, or for measured layers the fastest "
+               "rate measured; "
+               "compute from = what a layer's time rests on (possim profile show NAME --sources says more); "
                "derived from = the measured profile possim profile derive scaled (its host, network and software "
                "rates copied); intervals = the fit covariance a run propagates to 95% intervals, over how many "
                "parameters (none: runs on it print no interval)\n";
