@@ -6,6 +6,7 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "model/input/error.hpp"
+#include "model/input/profile_derive.hpp"
 
 namespace possim::calibrate {
 
@@ -139,9 +140,8 @@ void attach_intervals(std::vector<Result>& central, const std::vector<std::vecto
 }
 
 std::string no_covariance_note(const Profile& p) {
-  const bool derived = p.device.find("[derived by possim profile derive") != std::string::npos;
   return "no interval: profile " + p.name + " carries no fit covariance" +
-         (derived ? " (derived by possim profile derive: its roofline compute has no error bar of its own, so it "
+         (!derived_from(p).empty() ? " (derived by possim profile derive: its roofline compute has no error bar of its own, so it "
                     "keeps none of its base's)"
                   : "") +
          "; possim calibrate fit to measured points of this GPU gives one";

@@ -204,18 +204,15 @@ int cmd_list(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("profile list", args, desc, pos, vm, "")) return 0;
   Table t({"name", "device", "fp32 peak", "compute from", "derived from", "intervals"});
-  const std::string mark = "[derived by possim profile derive from profile ";
   for (const std::string& name : shipped_profile_names()) {
     const Profile p = load_profile(name);
     const std::string device = p.device.substr(0, std::min({p.device.find(" ("), p.device.find(" ["), p.device.find(',')}));
-    const auto at = p.device.find(mark);
-    const std::string base =
-        at == std::string::npos ? "-" : p.device.substr(at + mark.size(), p.device.find(',', at) - at - mark.size());
-    const std::string compute = !p.measured.empty()        ? "measured layers"
-                                : !p.throughput.empty()    ? "throughput points"
-                                : at != std::string::npos ? "roofline of its base"
-                                                           : "FLOP model";
-    t.add({name, device, si(p.peak_flops_per_s, "FLOP/s"), compute, base,
+    const std::string base = derived_from(p);
+    const std::string compute = !p.measured.empty()     ? "measured layers"
+                                : !p.throughput.empty() ? "throughput points"
+                                : !base.empty()         ? "roofline of its base"
+                                                        : "FLOP model";
+    t.add({name, device, si(p.peak_flops_per_s, "FLOP/s"), compute, base.empty() ? "-" : base,
            p.fit_covariance.empty() ? "none" : counted(long(p.fit_covariance.parameters.size()), "parameter")});
   }
   t.print(std::cout);

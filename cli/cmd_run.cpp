@@ -312,7 +312,12 @@ int cmd_run(const std::vector<std::string>& args) {
   // Error bars from the fit's covariance, through the same engine. A measuring engine's
   // figures are measurements, not predictions from the fitted parameters.
   calibrate::SigmaAxes axes;
-  if (!s.profile.fit_covariance.empty() && !no_interval && failure.empty()) {
+  if (no_interval || !failure.empty()) {
+    // none asked for, or the run stopped
+  } else if (s.profile.fit_covariance.empty()) {
+    if (!quiet && !info.capabilities.measures)
+      std::cerr << "possim: note: " << calibrate::no_covariance_note(s.profile) << "\n";
+  } else {
     if (info.capabilities.measures) {
       if (!quiet)
         std::cerr << "possim: note: the " << engine->name() << " engine measures: no interval from profile "
@@ -325,9 +330,6 @@ int cmd_run(const std::vector<std::string>& args) {
         std::cerr << "possim: note: no interval: profile " << s.profile.name
                   << "'s fit determined none of the parameters this scenario reads\n";
     }
-  } else if (s.profile.fit_covariance.empty() && !no_interval && failure.empty() && !quiet &&
-             !info.capabilities.measures) {
-    std::cerr << "possim: note: " << calibrate::no_covariance_note(s.profile) << "\n";
   }
   std::vector<Result> results;
   for (const std::vector<Result>& part : by_model) results.insert(results.end(), part.begin(), part.end());

@@ -339,7 +339,17 @@ void copy_host_sources(const Profile& base, std::map<std::string, std::string>& 
     if (!derived.count(k)) src[k] = copied + v;
 }
 
+// How derive_profile marks a derived profile's device: "<target> [derived ... BASE, measured on ...]".
+const char* const kDerivedMark = " [derived by possim profile derive from profile ";
+
 }  // namespace
+
+std::string derived_from(const Profile& p) {
+  const std::size_t at = p.device.find(kDerivedMark);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + std::string(kDerivedMark).size();
+  return p.device.substr(from, p.device.find(", measured on ", from) - from);
+}
 
 Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceSheet& t,
                        const std::string& name) {
@@ -352,8 +362,7 @@ Profile derive_profile(const Profile& base, const DeviceSheet& bs, const DeviceS
   // compute is a roofline scaling with no error bar of its own: an interval from the copied
   // parameters alone would claim a confidence the derivation does not have.
   p.fit_covariance = {};
-  p.device = t.device + " [derived by possim profile derive from profile " + base.name +
-             ", measured on " + bs.device + "]";
+  p.device = t.device + kDerivedMark + base.name + ", measured on " + bs.device + "]";
 
   const double Pb = bs.fp32_flops_per_s.value, Pn = t.fp32_flops_per_s.value;
   const double Bb = bs.memory_bytes_per_s.value, Bn = t.memory_bytes_per_s.value;

@@ -64,4 +64,8 @@ constexpr double kDefaultMemoryBoundEfficiency = 0.005;
 Profile derive_profile(const Profile& base, const DeviceSheet& base_sheet,
                        const DeviceSheet& target, const std::string& name);
 
+// The base profile `p` was derived from, as derive_profile marks it in p.device; "" for a
+// profile not derived (measured, fitted or written by hand).
+std::string derived_from(const Profile& p);
+
 }  // namespace possim
