@@ -212,11 +212,12 @@ void read_options(const Reader& r, const json& v, StrategyOptions& o) {
       r.fail(base + ".staleness", std::to_string(o.staleness) + " with consistency bsp",
              "0 with bsp, or \"consistency\": \"ssp\"");
   }
-  if (v.contains("best_scheme"))
-    o.best_scheme =
-        r.choice(v["best_scheme"], base + ".best_scheme", {"atc17", "sacp16"}) == "sacp16"
-            ? BestSchemeRule::sacp16
-            : BestSchemeRule::atc17;
+  if (v.contains("best_scheme")) {
+    const std::string rule = r.choice(v["best_scheme"], base + ".best_scheme", {"atc17", "sacp16", "timed"});
+    o.best_scheme = rule == "sacp16" ? BestSchemeRule::sacp16
+                    : rule == "timed" ? BestSchemeRule::timed
+                                      : BestSchemeRule::atc17;
+  }
   if (v.contains("stragglers")) read_stragglers(r, v["stragglers"], o.stragglers);
 }
 
@@ -349,7 +350,14 @@ std::string name_from_path(const std::string& path) {
 }
 
 const char* to_string(Consistency c) { return c == Consistency::ssp ? "ssp" : "bsp"; }
-const char* to_string(BestSchemeRule r) { return r == BestSchemeRule::sacp16 ? "sacp16" : "atc17"; }
+const char* to_string(BestSchemeRule r) {
+  switch (r) {
+    case BestSchemeRule::atc17: return "atc17";
+    case BestSchemeRule::sacp16: return "sacp16";
+    case BestSchemeRule::timed: return "timed";
+  }
+  return "?";
+}
 
 const nlohmann::json* Scenario::engine_section(const std::string& key) const {
   const auto it = engine_settings.find(key);

@@ -16,7 +16,10 @@
 
 namespace possim {
 
-enum class BestSchemeRule { atc17, sacp16 };
+// How Poseidon picks each FC layer's scheme: ATC'17's bytes rule (SFB where its factors are
+// fewer bytes than the PS's matrix), SACP'16's (SFB against Adam), or timed: the scheme of each
+// layer that gives the shortest iteration as the analytic engine times the whole plan.
+enum class BestSchemeRule { atc17, sacp16, timed };
 
 
 struct StrategyOptions {

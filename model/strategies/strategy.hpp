@@ -1,6 +1,7 @@
 // A strategy turns a scenario point into a SyncPlan. Strategies know nothing of engines.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct PlanRequest {
   StrategyOptions options;
   int iterations = 5;
   std::uint64_t seed = 1;  // stragglers
+  // The iteration time, seconds, of a candidate plan as the engines would charge it, for a
+  // strategy that chooses by time (Poseidon under "best_scheme": "timed"): set by the run
+  // layer (the analytic engine), empty where nothing asks for it.
+  std::function<double(const SyncPlan&)> time_plan;
 };
 
 class Strategy {
