@@ -1,5 +1,6 @@
 // possim run SCENARIO: every strategy x nodes x bandwidth point, a table for people,
 // JSON and CSV for programs, and optionally a Chrome trace per point (or per chosen point).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -71,6 +72,14 @@ void print_table(const Scenario& s, const std::vector<Result>& results, const ca
     out << "; " << s.nics_per_node << " NICs per node, rail-aligned (hier_allreduce spreads over min(NICs, GPUs), "
         << "a leader GPU's traffic uses one)";
   out << "\n";
+  // Poseidon's plans depend on the rule that picks each FC layer's scheme: say it unless it is
+  // the paper's (ATC'17).
+  const bool poseidon = std::find(s.strategies.begin(), s.strategies.end(), "poseidon") != s.strategies.end();
+  if (poseidon && s.options.best_scheme == BestSchemeRule::sacp16)
+    out << "poseidon: BestScheme sacp16 (SFB against Adam's centralized factors, by bytes)\n";
+  if (poseidon && s.options.best_scheme == BestSchemeRule::timed)
+    out << "poseidon: BestScheme timed (each FC layer's SFB or PS by the analytic engine's iteration of the whole "
+           "plan, kept where 3% shorter than ATC'17's; possim explain gives both times)\n";
   out << "single GPU: " << fixed(results.front().single_gpu_images_per_s, 1) << " images/s\n\n";
   // Where the time goes, as shares of the iteration: only the shares some point has.
   std::vector<TimeShare> shares;

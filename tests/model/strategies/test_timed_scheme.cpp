@@ -17,6 +17,7 @@
 #include "model/run/engine_registry.hpp"
 #include "model/run/sweep.hpp"
 #include "model/strategies/strategy.hpp"
+#include "support/run_possim.hpp"
 
 namespace fs = std::filesystem;
 using namespace possim;
@@ -162,4 +163,24 @@ TEST_CASE("best_scheme timed is read from a scenario and written back by name", 
   CHECK(std::string(to_string(s.options.best_scheme)) == "timed");
   CHECK_THROWS_WITH(parse_scenario(head + R"("fastest"}})", "t.json", (kRoot / "scenarios").string()),
                     Catch::Contains("timed"));
+}
+
+TEST_CASE("possim run names Poseidon's BestScheme rule in its header unless it is ATC'17's", "[scheme][cli]") {
+  const auto dir = test::scratch("timed_scheme", "header");
+  const std::string head = R"({"name": "h", "model": "vgg19", "batch_per_gpu": 32, "iterations": 3, "seed": 1,
+    "cluster": {"nodes": [2], "nic_gbps": [10]}, "profile": "titanx_maxwell", "strategies": )";
+  const auto run = [&](const std::string& name, const std::string& tail) {
+    test::write_file(dir / (name + ".json"), head + tail);
+    return test::run_possim("run '" + (dir / (name + ".json")).string() + "' --engine analytic --no-interval --out '" +
+                            (dir / name).string() + "'");
+  };
+  const test::Output timed = run("timed", R"(["poseidon"], "strategy_options": {"best_scheme": "timed"}})");
+  REQUIRE(timed.status == 0);
+  CHECK(timed.out.find("poseidon: BestScheme timed (") != std::string::npos);
+  const test::Output sacp = run("sacp", R"(["poseidon"], "strategy_options": {"best_scheme": "sacp16"}})");
+  CHECK(sacp.out.find("poseidon: BestScheme sacp16") != std::string::npos);
+  const test::Output atc = run("atc", R"(["poseidon"]})");
+  CHECK(atc.out.find("BestScheme") == std::string::npos);
+  const test::Output wfbp = run("wfbp", R"(["wfbp"], "strategy_options": {"best_scheme": "timed"}})");
+  CHECK(wfbp.out.find("BestScheme") == std::string::npos);
 }
