@@ -113,7 +113,8 @@ const std::vector<std::string>& sweep_axes() {
       "model",         "batch_per_gpu",        "strategies",
       "cluster.nodes", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.nic_gbps",
       "cluster.latency_s", "cluster.servers.shards", "cluster.transport", "strategy_options.kv_pair_bytes",
-      "strategy_options.bucket_bytes", "strategy_options.staleness", "precision", "seed"};
+      "strategy_options.bucket_bytes", "strategy_options.best_scheme", "strategy_options.staleness", "precision",
+      "seed"};
   return axes;
 }
 

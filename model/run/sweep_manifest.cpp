@@ -26,6 +26,7 @@ constexpr const char* kFormat = "possim-sweep-1";
 const std::vector<std::pair<std::string, std::string>> kExtraColumns = {
     {"strategy_options.kv_pair_bytes", "kv_pair_bytes"},
     {"strategy_options.bucket_bytes", "bucket_bytes"},
+    {"strategy_options.best_scheme", "best_scheme"},
     {"precision", "precision"},
     {"cluster.transport", "transport"},
     {"cluster.nics_per_node", "nics_per_node"},

@@ -301,3 +301,22 @@ TEST_CASE("a sweep over a scenario's own lists gives possim run's numbers, stack
   CHECK(slurp(dir / "sweep" / "results.csv") == slurp(dir / "run" / "results.csv"));
   CHECK(slurp(dir / "run" / "results.csv").find(",speedup_lo,speedup_hi\n") != std::string::npos);
 }
+
+TEST_CASE("strategy_options.best_scheme is a sweep axis: each point's rule, and a column of its own", "[sweep][cli]") {
+  const auto g = grid({{"strategy_options.best_scheme", {"atc17", "timed"}}});
+  REQUIRE(g.points.size() == 2 * 2 * 2);  // rules x strategies x nodes
+  CHECK(g.scenario(0).options.best_scheme == possim::BestSchemeRule::atc17);
+  CHECK(g.scenario(g.points.size() - 1).options.best_scheme == possim::BestSchemeRule::timed);
+  const auto dir = scratch("sweep", "best_scheme");
+  json sweep = {{"name", "b"},
+                {"scenario", base_scenario()},
+                {"axes", {{"strategy_options.best_scheme", {"atc17", "timed"}}, {"strategies", {"poseidon"}}}}};
+  std::ofstream(dir / "s.json") << sweep.dump();
+  const auto o = run_possim("sweep s.json --engine analytic --out out -q", dir);
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const std::string csv = slurp(dir / "out" / "results.csv");
+  CHECK(csv.substr(0, csv.find('\n')).find(",best_scheme") != std::string::npos);
+  CHECK(csv.find(",\"timed\"") != std::string::npos);
+  CHECK(csv.find(",\"atc17\"") != std::string::npos);
+}
