@@ -51,19 +51,6 @@ std::string fixed(double v, int decimals) {
 
 std::string percent(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
 
-std::string si(double v, const char* unit) {
-  const char* prefix[] = {"", "k", "M", "G", "T", "P"};
-  int i = 0;
-  while (std::fabs(v) >= 1000 && i < 5) {
-    v /= 1000;
-    ++i;
-  }
-  char buf[64];
-  // Counts read "1.73M"; quantities with a unit read "1.73 MB".
-  std::snprintf(buf, sizeof buf, *unit ? "%.3g %s%s" : "%.3g%s%s", v, prefix[i], unit);
-  return buf;
-}
-
 std::string g4(double x) {
   char b[64];
   std::snprintf(b, sizeof b, "%.4g", x);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "model/input/text.hpp"
+
 namespace possim::cli {
 
 class Table {
@@ -22,6 +24,6 @@ std::string fixed(double v, int decimals);
 std::string percent(double fraction);
 // Four significant digits (%.4g): parameters and residuals of any magnitude.
 std::string g4(double x);
-std::string si(double v, const char* unit);  // 1.23 G{unit}
+using possim::si;  // model/input/text.hpp: 1.23 G{unit}
 
 }  // namespace possim::cli

@@ -119,4 +119,16 @@ std::string counted(long long n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
+std::string si(double v, const char* unit) {
+  const char* prefix[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::fabs(v) >= 1000 && i < 5) {
+    v /= 1000;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, *unit ? "%.3g %s%s" : "%.3g%s%s", v, prefix[i], unit);
+  return buf;
+}
+
 }  // namespace possim

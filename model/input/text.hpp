@@ -29,4 +29,8 @@ std::optional<long long> parse_decimal_integer(const std::string& s);
 // "1 point", "2 points": a count and its noun, plural (noun + "s") but at exactly one.
 std::string counted(long long n, const std::string& noun);
 
+// Three significant digits with an SI prefix: counts read "1.73M", quantities with a unit
+// "1.73 MB" (k, M, G, T, P).
+std::string si(double v, const char* unit);
+
 }  // namespace possim

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "model/input/text.hpp"
 #include "model/plan/cost.hpp"
 #include "model/strategies/plan_builder.hpp"
 #include "model/strategies/registry.hpp"
@@ -14,11 +15,8 @@
 namespace possim {
 namespace {
 
-std::string fmt_params(double p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3gM", p / 1e6);
-  return buf;
-}
+// Table 1's cost in parameter values: "2.28M", "20.8G".
+std::string fmt_params(double p) { return si(p, ""); }
 
 std::string fmt_ratio(double w) {
   char buf[32];
@@ -90,8 +88,8 @@ class Poseidon : public Strategy {
         const Timed& t = *timed[std::size_t(l)];
         const Scheme other = t.scheme == Scheme::sfb ? Scheme::ps : Scheme::sfb;
         why = std::string("timed: iteration ") + fmt_ms(t.chosen_s) + " with " + to_string(t.scheme) + ", " +
-              fmt_ms(t.other_s) + " with " + to_string(other) + " (bytes: SFB " + fmt_params(probe.sfb_params) +
-              ", PS " + fmt_params(probe.ps_params) + ")";
+              fmt_ms(t.other_s) + " with " + to_string(other) + " (Table 1 params: SFB " +
+              fmt_params(probe.sfb_params) + ", PS " + fmt_params(probe.ps_params) + ")";
       } else if (s == Scheme::sfb) {
         why = "SFB " + fmt_params(probe.sfb_params) + " <= " +
               (rule == BestSchemeRule::atc17 ? "PS " + fmt_params(probe.ps_params) : "Adam");
@@ -104,10 +102,15 @@ class Poseidon : public Strategy {
         why += " (SFB's values weighed x" + fmt_ratio(w) + ": factors are " +
                to_string(activation_dtype(r.profile->numerics.precision)) + ", gradients " +
                to_string(r.profile->numerics.gradient) + ")";
-      if (rule_kept && b.workers() >= 2)
-        why = "timed, ATC'17's rule kept (best plan found " + fmt_ms(timed[std::size_t(l)]->best_found_s) +
-              ", the rule's " + fmt_ms(timed[std::size_t(l)]->rule_s) + ": under " +
-              std::to_string(int(kTimedMinGain * 100)) + "% apart): " + why;
+      if (rule_kept && b.workers() >= 2) {
+        const Timed& t = *timed[std::size_t(l)];
+        why = (t.best_found_s < t.rule_s
+                   ? "timed, ATC'17's rule kept (best plan found " + fmt_ms(t.best_found_s) + ", the rule's " +
+                         fmt_ms(t.rule_s) + ": under " + std::to_string(int(kTimedMinGain * 100)) + "% apart): "
+                   : "timed, ATC'17's rule kept (no switch of an FC layer's scheme shortens its " +
+                         fmt_ms(t.rule_s) + "): ") +
+              why;
+      }
       if (s == Scheme::sfb) {
         done = b.sfb_sync(l, after);
       } else if (s == Scheme::adam) {

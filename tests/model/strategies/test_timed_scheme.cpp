@@ -184,3 +184,27 @@ TEST_CASE("possim run names Poseidon's BestScheme rule in its header unless it i
   const test::Output wfbp = run("wfbp", R"(["wfbp"], "strategy_options": {"best_scheme": "timed"}})");
   CHECK(wfbp.out.find("BestScheme") == std::string::npos);
 }
+
+TEST_CASE("best_scheme timed: where no switch shortens the iteration it says so, in plain numbers", "[scheme]") {
+  // GoogLeNet at 32 nodes on 40 GbE: its one FC layer is as fast either way.
+  const Scenario g = load_scenario((kRoot / "scenarios" / "paper" / "atc17_speedup_caffe_googlenet.json").string());
+  const SyncPlan plan = make_plan("poseidon", plan_request(with_rule(g, BestSchemeRule::timed), {"poseidon", 32, 40}));
+  int fc = 0;
+  for (const LayerDecision& d : plan.decisions)
+    if (plan.layers[std::size_t(d.layer)].kind == "fc") {
+      ++fc;
+      INFO(d.why);
+      CHECK(d.why.rfind("timed, ATC'17's rule kept (no switch of an FC layer's scheme shortens its ", 0) == 0);
+    }
+  CHECK(fc == 1);
+  // Table 1's costs of the 3B-parameter FC stack run to tens of billions: SI prefixes, not
+  // "2.08e+04M".
+  const Scenario stack = load_scenario((kRoot / "scenarios" / "today" / "h100_fc_stack_3b.json").string());
+  for (BestSchemeRule rule : {BestSchemeRule::atc17, BestSchemeRule::timed}) {
+    const SyncPlan p = make_plan("poseidon", plan_request(with_rule(stack, rule), {"poseidon", 32, 400}));
+    for (const LayerDecision& d : p.decisions) {
+      INFO(d.why);
+      CHECK(d.why.find("e+") == std::string::npos);
+    }
+  }
+}
