@@ -63,11 +63,12 @@ class Poseidon : public Strategy {
     int fc_index = 0;
     // Factors travel as activations, the PS's matrices as gradients: compare bytes.
     const double w = b.activation_value_bytes() / b.gradient_value_bytes();
+    // The bytes rule for layers not chosen by time (timed starts from ATC'17's).
+    const BestSchemeRule rule =
+        r.options.best_scheme == BestSchemeRule::sacp16 ? BestSchemeRule::sacp16 : BestSchemeRule::atc17;
     for (int l : b.param_layers_top_down()) {
       const Layer& layer = b.net().layers[std::size_t(l)];
       const bool by_time = std::size_t(l) < timed.size() && timed[std::size_t(l)];
-      const BestSchemeRule rule =
-          r.options.best_scheme == BestSchemeRule::sacp16 ? BestSchemeRule::sacp16 : BestSchemeRule::atc17;
       const Scheme s = by_time ? timed[std::size_t(l)]->scheme
                        : rule == BestSchemeRule::atc17
                            ? best_scheme_atc17(layer, b.workers(), b.shards(), b.node_batch(), w)
