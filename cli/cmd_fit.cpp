@@ -8,6 +8,7 @@
 
 #include "calibrate/cluster_fit.hpp"
 #include "calibrate/profile_json.hpp"
+#include "calibrate/set_parameters.hpp"
 #include "cli/commands.hpp"
 #include "cli/intervals.hpp"
 #include "cli/options.hpp"
@@ -114,7 +115,8 @@ void print_fit(const cal::ClusterFit& f, const MeasurementSet& m, const Engine& 
 
 int cmd_calibrate_fit(const std::vector<std::string>& args) {
   po::options_description desc("options");
-  std::vector<std::string> meas_paths, starts;
+  std::vector<std::string> meas_paths, starts, sets;
+  std::string set_why;
   std::string base_ref, out, name, free_list, predict_path, engine_name = default_engine();
   int batch = 32, shards = 0, restarts = 8;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -139,6 +141,11 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       "extra deterministic starts (with the analytic engine when --engine simgrid)")(
       "start", po::value(&starts)->multitoken(),
       "start values NAME=VALUE (default: the base profile's)")(
+      "set", po::value(&sets)->multitoken(),
+      "parameters held at a value, not fitted: NAME=VALUE (a name --free takes; relative ones multiply "
+      "the base, as a fit's do), for a value carried from elsewhere; needs --set-why")(
+      "set-why", po::value(&set_why),
+      "where the --set values come from, one line: written into their sources in the profile")(
       "batch", po::value(&batch)->default_value(32), "batch per GPU for points that give none")(
       "latency-us", po::value(&latency_us)->default_value(50),
       "one-way latency between nodes, microseconds")("shards", po::value(&shards),
@@ -182,7 +189,12 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   std::string note;
   measured_profile(m, base_ref, "--profile", &note);  // the base given wins; a point naming another is said
   if (!note.empty()) std::cerr << "possim: warning: " << note << "\n";
-  const Profile base = load_profile(base_ref, ".");
+  const Profile loaded = load_profile(base_ref, ".");
+  std::vector<cal::SetParameter> held_at;
+  for (const auto& s : sets) held_at.push_back(cal::parse_set_parameter(loaded, s));
+  if (held_at.empty() && !set_why.empty())
+    throw InputError("--set-why", "", "is given without --set", "--set NAME=VALUE with it, or neither");
+  const Profile base = cal::set_parameters(loaded, held_at, set_why);
   cal::ClusterFitOptions opt;
   opt.engine = engine.get();
   opt.threads = jobs;
@@ -192,6 +204,15 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   std::stringstream ss(free_list);
   for (std::string item; std::getline(ss, item, ',');) {
     cal::check_fit_parameter(base, item);
+    for (const auto& h : held_at) {
+      if (h.name == item)
+        throw InputError("--set", item, "is also in --free", "a parameter either set or fitted, not both");
+      // The tensor-core peaks' factors share one source note, which a fit writes whole.
+      const auto peak = [](const std::string& n) { return n == "tensor_core_scale" || n == "tf32_scale"; };
+      if (peak(h.name) && peak(item))
+        throw InputError("--set", h.name, "shares the tensor-core peaks' source with " + item + " in --free",
+                         "set both or fit both");
+    }
     opt.free.push_back(item);
   }
   for (const auto& s : starts) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Regenerates the derived profiles profiles/{k20c,k40,k80,v100,a100,h100,h200}.json from the
 # measured base profile profiles/titanx_maxwell.json and the device sheets in this folder, then
-# fits V100's and A100's to the published single-GPU throughputs in traces/measured/published/.
+# fits V100's, A100's and H100's to the published single-GPU throughputs in
+# traces/measured/published/.
 # Run from anywhere after building possim (default: build/cli/possim; or set POSSIM). OUT sets
 # the folder written (default: profiles/).
 # tests/model/input/test_profile_derive.cpp fails when a shipped profile differs from what this makes.
@@ -19,15 +20,26 @@ done
 #   V100, fp32 and amp_fp16 points: the tensor-core share (fp32 convolutions keep the
 #     derivation's 0.8 of the fp32 peak) and the memory-bound kinds' speed;
 #   A100, tf32 and amp_fp16 points: the TF32 share and the memory-bound kinds' speed (a single
-#     factor on both tensor peaks moves both precisions alike: the points cannot see it).
+#     factor on both tensor peaks moves both precisions alike: the points cannot see it);
+#   H100, tf32 points only (resnet50_h100.csv says why): the memory-bound kinds' speed, with
+#     the TF32 share held at A100's fitted value (one precision cannot tell the two apart;
+#     Hopper's TF32 kernels read the same fp32 operands from a DRAM with less bandwidth per
+#     TF32 FLOP than A100's, so A100's share is the nearer measurement than the datasheet's 1).
 # The analytic engine: one GPU, no network, where every engine predicts the same time.
+tf32_peak() { sed -n 's/^ *"tf32": *\([0-9.eE+-]*\),*$/\1/p' "$1" | head -n 1; }
 fit() {
-  "$possim" calibrate fit "traces/measured/published/resnet50_$1.csv" --profile "$out/$1.json" \
-    --out "$out/$1.json" --free "$2" --engine analytic >/dev/null 2>&1 || {
-    echo "derive_all.sh: the fit of $1 failed or is poor; rerun by hand to see why" >&2
+  gpu=$1 free=$2
+  shift 2
+  "$possim" calibrate fit "traces/measured/published/resnet50_$gpu.csv" --profile "$out/$gpu.json" \
+    --out "$out/$gpu.json" --free "$free" "$@" --engine analytic >/dev/null 2>&1 || {
+    echo "derive_all.sh: the fit of $gpu failed or is poor; rerun by hand to see why" >&2
     exit 1
   }
-  echo "fitted $out/$1.json ($2)"
+  echo "fitted $out/$gpu.json ($free${1:+ $1 $2})"
 }
 fit v100 tensor_core_scale,memory_bound_scale
+a100_derived=$(tf32_peak "$out/a100.json")
 fit a100 tf32_scale,memory_bound_scale
+a100_tf32_scale=$(awk -v f="$(tf32_peak "$out/a100.json")" -v d="$a100_derived" 'BEGIN { printf "%.6g", f / d }')
+fit h100 memory_bound_scale --set "tf32_scale=$a100_tf32_scale" \
+  --set-why "A100's fitted TF32 share (profiles/a100.json), carried: the tf32 points alone cannot tell it from memory_bound_scale"
