@@ -273,6 +273,8 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
 
   nlohmann::json sidecar = cal::fit_sidecar(f, m.path, engine->name(), base, opt.cluster, shards, predicted);
   if (verdict.poor()) sidecar["accepted_poor_fit"] = verdict.problems;
+  for (const auto& h : held_at)  // not fitted: held at a value carried from elsewhere
+    sidecar["held"].push_back({{"parameter", h.name}, {"value", h.value}, {"why", set_why}});
   if (!scenario_results.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Result& r : scenario_results) rows.push_back(result_to_json(r));

@@ -3,6 +3,7 @@
 // its source says where it came from, and what cannot be set is refused on one line.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "calibrate/set_parameters.hpp"
@@ -88,6 +89,13 @@ TEST_CASE("calibrate fit --set: the set value is kept and the free one fitted ar
   CHECK(contains(fitted.sources.at("peak_flops_per_s_by_precision"), "(set, not fitted: a test)"));
   CHECK(contains(fitted.sources.at("kind_efficiency"), "memory_bound_scale"));
   CHECK(contains(fitted.sources.at("kind_efficiency"), "fitted by possim calibrate fit"));
+  // The calibration record beside it says what was held, at what, and why.
+  const nlohmann::json record = nlohmann::json::parse(test::slurp(dir / "set.calibration.json"));
+  REQUIRE(record.contains("held"));
+  CHECK(record["held"].size() == 1);
+  CHECK(record["held"][0]["parameter"] == "tf32_scale");
+  CHECK(record["held"][0]["value"].get<double>() == 0.25);
+  CHECK(record["held"][0]["why"] == "a test");
 
   // Set and fitted at once, a reason without a value, a value without a reason: exit 2, one
   // line, nothing written.
