@@ -1,5 +1,5 @@
 # resnet50, batch 64/GPU, 8 GPU/node, 2 nodes, latency 5 us
-# Written by possim report (possim 885bfb4-dirty). Run `gnuplot fig03-bandwidth.gp` in this folder
+# Written by possim report (possim 581c64a-dirty). Run `gnuplot fig03-bandwidth.gp` in this folder
 # to draw fig03-bandwidth.svg and fig03-bandwidth.png again from fig03-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -14,9 +14,13 @@ set logscale x 2
 set xtics (25, 100, 200, 400)
 set xrange [20.8333:480]
 set yrange [0:*]
-plot 'fig03-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#4daf4a' title 'allreduce', \
+plot 'fig03-bandwidth.dat' index 0 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#4daf4a' notitle, \
+     'fig03-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#4daf4a' title 'allreduce', \
+     'fig03-bandwidth.dat' index 1 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#00b5b8' notitle, \
      'fig03-bandwidth.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#00b5b8' title 'hier_allreduce', \
+     'fig03-bandwidth.dat' index 2 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#377eb8' notitle, \
      'fig03-bandwidth.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#377eb8' title 'poseidon', \
+     'fig03-bandwidth.dat' index 3 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#b8a200' notitle, \
      'fig03-bandwidth.dat' index 3 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#b8a200' title 'tree_allreduce'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig03-bandwidth.png'

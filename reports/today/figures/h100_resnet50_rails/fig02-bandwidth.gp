@@ -1,5 +1,5 @@
 # resnet50, batch 64/GPU, 8 GPU/node, 8 nodes, latency 5 us
-# Written by possim report (possim 885bfb4-dirty). Run `gnuplot fig02-bandwidth.gp` in this folder
+# Written by possim report (possim 581c64a-dirty). Run `gnuplot fig02-bandwidth.gp` in this folder
 # to draw fig02-bandwidth.svg and fig02-bandwidth.png again from fig02-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -12,8 +12,11 @@ set grid
 set key outside top center horizontal box opaque
 set xrange [100:416]
 set yrange [0:*]
-plot 'fig02-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#4daf4a' title 'allreduce', \
+plot 'fig02-bandwidth.dat' index 0 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#4daf4a' notitle, \
+     'fig02-bandwidth.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#4daf4a' title 'allreduce', \
+     'fig02-bandwidth.dat' index 1 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#00b5b8' notitle, \
      'fig02-bandwidth.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#00b5b8' title 'hier_allreduce', \
+     'fig02-bandwidth.dat' index 2 using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lw 1 lc rgb '#377eb8' notitle, \
      'fig02-bandwidth.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#377eb8' title 'poseidon'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig02-bandwidth.png'
