@@ -14,7 +14,7 @@ export FUZZ_WORK=${FUZZ_BUILD_DIR:-build-fuzz}/bench
 rm -rf "$FUZZ_WORK"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements results points device prices plan)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements results points device prices plan nccl_tests)
 fuzz/run.sh --keep-going --runs "$RUNS" "${targets[@]}"
 status=$?
 

@@ -18,6 +18,7 @@ int cmd_calibrate(const std::vector<std::string>& args);
 int cmd_calibrate_fit(const std::vector<std::string>& args);
 int cmd_calibrate_roofline(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
+int cmd_collective(const std::vector<std::string>& args);
 int cmd_profile(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);

@@ -30,6 +30,7 @@ const char* kUsage =
     "  models [show NAME] list the model zoo, or one model's layers (--json for a layer JSON)\n"
     "  calibrate SUB      measure this machine (kernels, exchange) or fit a profile to a cluster (fit)\n"
     "  validate FILES     measured points beside a profile's predictions, with their errors\n"
+    "  collective SCENARIO one all-reduce at each size, as NCCL-tests prints it; --compare its real output\n"
     "  profile SUB        show a profile, or derive one for another GPU from its published figures\n"
     "  live cleanup       delete the network namespaces of live runs whose possim has died\n"
     "  plan-dump SCENARIO one point's plan (its tasks, flows and rates) as JSON\n"
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     else if (command == "models") status = cli::cmd_models(args);
     else if (command == "calibrate") status = cli::cmd_calibrate(args);
     else if (command == "validate") status = cli::cmd_validate(args);
+    else if (command == "collective") status = cli::cmd_collective(args);
     else if (command == "profile") status = cli::cmd_profile(args);
     else if (command == "sweep") status = cli::cmd_sweep(args);
     else if (command == "report") status = cli::cmd_report(args);
@@ -98,7 +100,7 @@ int main(int argc, char** argv) {
     cli::wait_if_interrupted();
     if (status >= 0) return flushed(status);
     std::cerr << "possim: unknown command '" << one_line(command)
-              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate, profile, live, plan-dump or run-plan)\n";
+              << "' (expected run, sweep, plan, report, explain, models, calibrate, validate, collective, profile, live, plan-dump or run-plan)\n";
     return flushed(2);
   } catch (const InputError& e) {
     cli::wait_if_interrupted();

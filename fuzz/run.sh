@@ -2,7 +2,7 @@
 # Build the libFuzzer targets (a clang tree: build-fuzz) and fuzz each parser in turn.
 #   fuzz/run.sh [--keep-going] [SECONDS_PER_TARGET | --runs N] [TARGET...]
 # Default: 60 seconds for each of scenario, profile, layer, measurements, results, points,
-# device, prices and plan. Each target starts from its committed seeds (fuzz/corpus/T, read
+# device, prices, plan and nccl_tests. Each target starts from its committed seeds (fuzz/corpus/T, read
 # only) and adds what it finds to
 # $FUZZ_WORK/corpus/T (default build-fuzz/work; delete it for a fresh start). A finding -- a
 # crash, an exception other than possim::InputError, a sanitizer report, an input that
@@ -27,7 +27,7 @@ case "${1:-}" in
   *) limit=(-max_total_time="$1"); shift ;;
 esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements results points device prices plan)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario profile layer measurements results points device prices plan nccl_tests)
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 WORK=${FUZZ_WORK:-$BUILD_DIR/work}

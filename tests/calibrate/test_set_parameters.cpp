@@ -24,7 +24,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 }  // namespace
 
-TEST_CASE("--set holds a parameter at its value and says where it came from", "[calibrate][set]") {
+TEST_CASE("A parameter held by --set keeps its value and says where it came from", "[calibrate][set]") {
   const Profile base = h200();
   const double tf32 = base.peak_flops_by_math.at("tf32"), fp16 = base.peak_flops_by_math.at("fp16");
   const double bn = base.efficiency_of(LayerKind::bn), conv = base.efficiency_of(LayerKind::conv);
@@ -51,7 +51,7 @@ TEST_CASE("--set holds a parameter at its value and says where it came from", "[
   CHECK(set_parameters(base, {}, "").peak_flops_by_math.at("tf32") == tf32);
 }
 
-TEST_CASE("--set refuses what it cannot hold: one InputError naming the option", "[calibrate][set]") {
+TEST_CASE("What calibrate fit --set cannot hold is refused: one InputError naming the option", "[calibrate][set]") {
   const Profile base = h200();
   auto fails = [&](const std::string& text, const std::string& part) {
     INFO(text);
