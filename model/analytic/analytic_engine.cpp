@@ -197,8 +197,8 @@ double interference_fixed_point_gap(const SyncPlan& plan) {
 std::string analytic_imbalance_warning(std::size_t flagged, std::size_t points) {
   return "the analytic engine's representative node carries the mean node's traffic, and at " +
          std::to_string(flagged) + " of " + std::to_string(points) +
-         " points the busiest node carries more while the GPU waits on the network: these may differ from "
-         "SimGrid by more than 3% "
+         " points the busiest node carries more, or the servers' apply holds the GPU, while the GPU waits: these "
+         "may differ from SimGrid by more than 3% "
          "(bench/results/analytic_agreement.md); check them with --engine simgrid";
 }
 

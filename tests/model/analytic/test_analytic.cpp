@@ -228,3 +228,28 @@ TEST_CASE("shared resources: two copies ready together share the bus by hand", "
   CHECK(fetched == 2);
   CHECK_FALSE(analytic_may_differ(r));  // one node: no node carries more than another
 }
+
+TEST_CASE("the analytic engine flags an apply-bound point as well as a node hotter than the mean",
+          "[analytic][agreement]") {
+  // Balanced traffic, the GPU waiting 70% of the iteration: flagged when the servers' apply
+  // holds it for over a quarter of the iteration (apply-bound Poseidon on 8-GPU nodes, where
+  // the engines part by 2-7%), not when the network does.
+  Result r;
+  r.engine = "analytic";
+  r.iteration_s = 0.057;
+  r.gpu_stall_s = 0.040;
+  r.sent_bytes_max = r.sent_bytes_mean = r.received_bytes_max = r.received_bytes_mean = 1e8;
+  r.breakdown[TimeShare::network] = 0.016;
+  r.breakdown[TimeShare::server_apply] = 0.024;
+  CHECK(analytic_may_differ(r));
+  r.breakdown[TimeShare::server_apply] = 0.010;  // under a quarter
+  CHECK_FALSE(analytic_may_differ(r));
+  r.sent_bytes_max = 1.5e8;  // a hot node flags it again
+  CHECK(analytic_may_differ(r));
+  r.gpu_stall_s = 0.0001;  // hidden behind compute: neither matters
+  r.breakdown[TimeShare::server_apply] = 0.024;
+  CHECK_FALSE(analytic_may_differ(r));
+  r.gpu_stall_s = 0.040;
+  r.engine = "simgrid";  // only the analytic engine's points
+  CHECK_FALSE(analytic_may_differ(r));
+}
