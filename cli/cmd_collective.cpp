@@ -37,10 +37,6 @@ double parse_bytes(const std::string& s, const std::string& option) {
   return double(*v) * unit;
 }
 
-const char* nccl_type_of(DType d) {
-  return d == DType::fp16 ? "half" : d == DType::bf16 ? "bfloat16" : "float";
-}
-
 }  // namespace
 
 int cmd_collective(const std::vector<std::string>& args) {
@@ -90,8 +86,8 @@ int cmd_collective(const std::vector<std::string>& args) {
                                         " GPUs = " + std::to_string(ranks),
                        "--nodes and the scenario's gpus_per_node making its rank count");
     const std::string type = measured.rows.front().type;
-    const DType d = type == "half" ? DType::fp16 : type == "bfloat16" ? DType::bf16 : DType::fp32;
-    if (type != "float" && type != "half" && type != "bfloat16")
+    const std::optional<DType> d = gradient_dtype_of(type);
+    if (!d)
       throw InputError(compare, "type", "'" + type + "' is not a type gradients travel in",
                        "float, half or bfloat16");
     for (const NcclTestsRow& r : measured.rows) {
@@ -100,7 +96,7 @@ int cmd_collective(const std::vector<std::string>& args) {
                          "one type per run");
       sizes.push_back(r.bytes);
     }
-    s.numerics.gradient = d;  // the buffer's type: the bytes per value possim moves
+    s.numerics.gradient = *d;  // the buffer's type: the bytes per value possim moves
   } else {
     const auto colon = range.find(':');
     if (colon == std::string::npos) throw InputError("--bytes", "", "'" + range + "' has no ':'", "MIN:MAX, e.g. 8:1G");

@@ -39,6 +39,15 @@ std::vector<std::string> fields_of(const std::string& line) {
 
 }  // namespace
 
+std::optional<DType> gradient_dtype_of(const std::string& nccl_type) {
+  if (nccl_type == "float") return DType::fp32;
+  if (nccl_type == "half") return DType::fp16;
+  if (nccl_type == "bfloat16") return DType::bf16;
+  return std::nullopt;
+}
+
+const char* nccl_type_of(DType d) { return d == DType::fp16 ? "half" : d == DType::bf16 ? "bfloat16" : "float"; }
+
 double allreduce_bus_factor(int ranks) { return ranks <= 1 ? 1.0 : 2.0 * (ranks - 1) / ranks; }
 
 NcclTestsFile parse_nccl_tests(const std::string& text, const std::string& where) {

@@ -6,8 +6,11 @@
 // time algbw busbw #wrong. Only the out-of-place time is used; the rest is checked against
 // it, so a hand-edited row is caught rather than compared.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "model/input/numerics.hpp"
 
 namespace possim {
 
@@ -36,5 +39,10 @@ NcclTestsFile load_nccl_tests(const std::string& path);
 // NCCL-tests' bus-bandwidth factor of an all-reduce over n ranks: 2(n-1)/n (its
 // doc/PERFORMANCE.md), the share of the buffer each rank's busiest link carries.
 double allreduce_bus_factor(int ranks);
+
+// The gradient dtype an all_reduce_perf type is (float, half, bfloat16), nothing for one
+// gradients do not travel in; and the type name all_reduce_perf prints for a dtype.
+std::optional<DType> gradient_dtype_of(const std::string& nccl_type);
+const char* nccl_type_of(DType d);
 
 }  // namespace possim

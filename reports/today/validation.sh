@@ -36,13 +36,11 @@ trap 'rm -rf "$tmp"' EXIT
   echo "| \`tf32_scale\` | the TF32 peak alone: TF32 kernels read fp32 operands, twice the bytes per FLOP of 16-bit ones (at most 1) |"
   echo "| \`memory_bound_scale\` | the speed of every kind but conv and fc (batch norm, ReLU, pooling, additions): the derivation keeps Caffe 2016's bytes per element and moves only the DRAM roof; today's kernels make fewer passes |"
   echo
-  # H100's TF32 share, held at A100's fitted one (profiles/devices/derive_all.sh says why).
-  tf32_peak() { sed -n 's/^ *"tf32": *\([0-9.eE+-]*\),*$/\1/p' "$1" | head -n 1; }
-  ./possim profile derive --from titanx_maxwell --device profiles/devices/a100.json --out "$tmp/a100_derived.json" >/dev/null
-  a100_tf32_scale=$(awk -v f="$(tf32_peak profiles/a100.json)" -v d="$(tf32_peak "$tmp/a100_derived.json")" \
-    'BEGIN { printf "%.6g", f / d }')
+  # H100's TF32 share, held at A100's fitted one: the value derive_all.sh held, as its fit
+  # record (profiles/h100.calibration.json, "held") says.
+  a100_tf32_scale=$(sed -n '/"held"/,/]/s/^ *"value": *\([0-9.eE+-]*\),*$/\1/p' profiles/h100.calibration.json)
+  set_why=$(sed -n '/"held"/,/]/s/^ *"why": *"\(.*\)",*$/\1/p' profiles/h100.calibration.json)
   for g in v100 a100 h100; do
-    set_why="A100's fitted TF32 share (profiles/a100.json), carried: the tf32 points alone cannot tell it from memory_bound_scale"
     held=()
     case $g in
       v100) free=tensor_core_scale,memory_bound_scale ;;
