@@ -238,7 +238,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::string network_solver = "star";
   desc.add_options()("network-solver", po::value(&network_solver)->default_value(network_solver),
                      "SimGrid: what shares the NIC links among flows: star (possim's max-min solver for the "
-                     "switch, O(node pairs) per event) or lmm (SimGrid's own, a Comm per flow; the same model, "
+                     "switch, a solve over the moving node pairs when flows start or land) or lmm (SimGrid's own, a Comm per flow; the same model, "
                      "slower: for checking)");
   desc.add_options()("coordinator", po::value(&coordinator),
                      "HOST:PORT: with --engine live under mpirun, where the ranks meet (rank r is node r)");

@@ -6,7 +6,7 @@
 // Two backends carry it, on the same star of split-duplex NIC links (sim/platform.hpp)
 // and the same fluid model (CM02: max-min fair sharing after the route's latency):
 //  * star (default): possim's solver for that star (sim/network/star_sharing.hpp), driven
-//    by one actor; O(node pairs) per event.
+//    by one actor; a solve over the moving node pairs when flows start or land.
 //  * lmm: a SimGrid Comm per flow, shared by SimGrid's own max-min solver (SimGrid's
 //    reference implementation of the model; O(flows x links) per event).
 // tests/sim/test_simgrid_network.cpp holds the two to the same results on whole runs.

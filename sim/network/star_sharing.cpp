@@ -69,18 +69,20 @@ void StarSharing::start_moving(FlowId f) {
     p.src = x.src;
     p.dst = x.dst;
     p.m = x.m;
-    p.served = 0;  // a new processor-sharing clock
     active_at_[it->second] = std::uint32_t(active_.size());
     active_.push_back(it->second);
+    clock_.push(0, 0, 0);  // a new processor-sharing clock; its rate comes from the next solve
   }
   Pair& p = pair_[it->second];
   if (!(p.m == x.m))
     throw std::logic_error("star sharing: flows " + std::to_string(x.src) + " -> " + std::to_string(x.dst) +
                            " standing for different numbers of flows");
+  const std::size_t k = active_at_[it->second];
   x.pair = it->second;
-  x.target = p.served + x.bytes;
+  x.target = clock_.served[k] + x.bytes;
   p.due.emplace_back(x.target, f);
   std::push_heap(p.due.begin(), p.due.end(), std::greater<>());
+  clock_.head[k] = p.due.front().first;
   ++p.moving;
   solved_ = false;
 }
@@ -94,20 +96,24 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
     for (const std::uint32_t j : loaded_) peak_[j] = std::max(peak_[j], load_[j]);  // the others carry nothing
     now_s_ = t_s;
   }
-  // Landings: a flow within kResolution_s of its bytes has landed. Each pair's clock moves
-  // on in the same pass; a wake-up well before the first landing next_event_s foresaw (a
-  // send from an actor) looks at no pair's flows.
+  // Every clock moves on (in place order, a pass the compiler vectorises), then landings:
+  // a flow within kResolution_s of its bytes has landed. A wake-up well before the first
+  // landing next_event_s foresaw (a send from an actor) looks at no pair's flows.
+  if (dt > 0) {
+    double* served = clock_.served.data();
+    const double* rate = clock_.rate.data();
+    for (std::size_t i = 0, n = active_.size(); i < n; ++i) served[i] += rate[i] * dt;
+  }
   const bool may_land = !solved_ || t_s >= first_landing_s_ - 4 * kResolution_s;
-  for (std::size_t i = 0; i < active_.size();) {
-    const std::uint32_t id = active_[i];
-    Pair& p = pair_[id];
-    if (dt > 0) p.served += p.rate * dt;
-    if (!may_land) {
+  for (std::size_t i = 0; may_land && i < active_.size();) {
+    if (clock_.head[i] - clock_.served[i] > clock_.rate[i] * kResolution_s) {
       ++i;
       continue;
     }
-    const double slack = p.rate * kResolution_s;
-    while (!p.due.empty() && p.due.front().first - p.served <= slack) {
+    const std::uint32_t id = active_[i];
+    Pair& p = pair_[id];
+    const double slack = clock_.rate[i] * kResolution_s;
+    while (!p.due.empty() && p.due.front().first - clock_.served[i] <= slack) {
       std::pop_heap(p.due.begin(), p.due.end(), std::greater<>());
       landed.push_back(p.due.back().second);
       p.due.pop_back();
@@ -115,14 +121,17 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
       solved_ = false;
     }
     if (p.moving > 0) {
+      clock_.head[i] = p.due.front().first;
       ++i;
       continue;
     }
-    // Idle: the pair's slot goes back (the pair moved into place i is served next).
+    // Idle: the pair's slot goes back (the pair moved into place i is looked at next).
     pair_of_.erase(std::uint64_t(p.src) * (capacity_.size() / 2) + std::uint64_t(p.dst));
     active_[i] = active_.back();
+    clock_.move(i, active_.size() - 1);
     active_at_[active_[i]] = std::uint32_t(i);
     active_.pop_back();
+    clock_.pop();
     active_at_[id] = kNone;
     free_pair_.push_back(id);
   }
@@ -145,10 +154,10 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
 double StarSharing::next_event_s() {
   if (!solved_) solve();
   double next = std::numeric_limits<double>::infinity();
-  for (const std::uint32_t id : active_) {
-    const Pair& p = pair_[id];
-    next = std::min(next, now_s_ + (p.due.front().first - p.served) / p.rate);
-  }
+  const double* served = clock_.served.data();
+  const double* rate = clock_.rate.data();
+  const double* head = clock_.head.data();
+  for (std::size_t i = 0, n = active_.size(); i < n; ++i) next = std::min(next, now_s_ + (head[i] - served[i]) / rate[i]);
   first_landing_s_ = next;
   if (!waiting_.empty()) next = std::min(next, waiting_.front().until_s);
   return next;
@@ -156,7 +165,7 @@ double StarSharing::next_event_s() {
 
 double StarSharing::rate_bytes_per_s(FlowId f) {
   if (!solved_) solve();
-  return flow_[f].pair == kNone ? 0.0 : pair_[flow_[f].pair].rate;
+  return flow_[f].pair == kNone ? 0.0 : clock_.rate[active_at_[flow_[f].pair]];
 }
 
 double StarSharing::load_bytes_per_s(std::size_t link) {
@@ -172,15 +181,21 @@ double StarSharing::load_bytes_per_s(std::size_t link) {
 // the node count.
 void StarSharing::solve() {
   first_landing_s_ = -std::numeric_limits<double>::infinity();  // foreseen at other rates
-  // The links in use, ascending.
+  // Each moving pair's links and flows, gathered once in active_ order (pair_ is read at
+  // random; what follows reads only this), and the links in use, ascending.
   ++epoch_;
   used_.clear();
-  for (const std::uint32_t id : active_)
-    for (const std::size_t j : {tx(pair_[id].src), rx(pair_[id].dst)})
+  solo_.resize(active_.size());
+  for (std::size_t k = 0; k < active_.size(); ++k) {
+    const Pair& p = pair_[active_[k]];
+    solo_[k] = Solo{std::uint32_t(tx(p.src)), std::uint32_t(rx(p.dst)), double(p.moving) * p.m.tx,
+                    double(p.moving) * p.m.rx, -1.0};  // rate -1: unfixed
+    for (const std::uint32_t j : {solo_[k].tx, solo_[k].rx})
       if (stamp_[j] != epoch_) {
         stamp_[j] = epoch_;
-        used_.push_back(std::uint32_t(j));
+        used_.push_back(j);
       }
+  }
   std::sort(used_.begin(), used_.end());
   const std::size_t links = used_.size();
   for (std::size_t k = 0; k < links; ++k) {
@@ -190,20 +205,18 @@ void StarSharing::solve() {
     users_[j] = 0;
   }
   first_.assign(links + 1, 0);
-  for (const std::uint32_t id : active_) {
-    const Pair& p = pair_[id];
-    users_[tx(p.src)] += double(p.moving) * p.m.tx;
-    users_[rx(p.dst)] += double(p.moving) * p.m.rx;
-    ++first_[local_[tx(p.src)] + 1];
-    ++first_[local_[rx(p.dst)] + 1];
+  for (const Solo& q : solo_) {
+    users_[q.tx] += q.flows_tx;
+    users_[q.rx] += q.flows_rx;
+    ++first_[local_[q.tx] + 1];
+    ++first_[local_[q.rx] + 1];
   }
   for (std::size_t k = 0; k < links; ++k) first_[k + 1] += first_[k];
   member_.resize(first_[links]);
   at_.assign(first_.begin(), first_.end() - 1);
-  for (const std::uint32_t id : active_) {
-    member_[at_[local_[tx(pair_[id].src)]]++] = id;
-    member_[at_[local_[rx(pair_[id].dst)]]++] = id;
-    pair_[id].rate = -1;  // unfixed
+  for (std::size_t k = 0; k < solo_.size(); ++k) {
+    member_[at_[local_[solo_[k].tx]]++] = std::uint32_t(k);
+    member_[at_[local_[solo_[k].rx]]++] = std::uint32_t(k);
   }
   constexpr double kInf = std::numeric_limits<double>::infinity();
   heap_.clear();
@@ -218,13 +231,13 @@ void StarSharing::solve() {
     const double share = share_[j];
     remove_top();
     for (std::uint32_t m = first_[local_[j]]; m < first_[local_[j] + 1]; ++m) {
-      Pair& p = pair_[member_[m]];
-      if (p.rate >= 0) continue;
-      p.rate = share;
-      const bool from_tx = j == tx(p.src);
-      const std::size_t other = from_tx ? rx(p.dst) : tx(p.src);
+      Solo& q = solo_[member_[m]];
+      if (q.rate >= 0) continue;
+      q.rate = share;
+      const bool from_tx = j == q.tx;
+      const std::uint32_t other = from_tx ? q.rx : q.tx;
       if (heap_at_[other] == kNone) continue;  // already fixed
-      const double flows = double(p.moving) * (from_tx ? p.m.rx : p.m.tx);  // integers: exact
+      const double flows = from_tx ? q.flows_rx : q.flows_tx;  // integers: exact
       left_[other] = std::max(0.0, left_[other] - flows * share);
       users_[other] -= flows;
       share_[other] = users_[other] > 0 ? left_[other] / users_[other] : kInf;
@@ -234,12 +247,14 @@ void StarSharing::solve() {
   }
   for (const std::uint32_t j : heap_) heap_at_[j] = kNone;  // links left with no unfixed flow
   heap_.clear();
-  // Loads: the links loaded at the last solve are cleared, then this solve's are summed.
+  // Rates, and loads: the links loaded at the last solve are cleared, then this solve's
+  // are summed.
   for (const std::uint32_t j : loaded_) load_[j] = 0.0;
-  for (const std::uint32_t id : active_) {
-    const Pair& p = pair_[id];
-    load_[tx(p.src)] += double(p.moving) * p.m.tx * p.rate;
-    load_[rx(p.dst)] += double(p.moving) * p.m.rx * p.rate;
+  for (std::size_t k = 0; k < solo_.size(); ++k) {
+    const Solo& q = solo_[k];
+    clock_.rate[k] = q.rate;
+    load_[q.tx] += q.flows_tx * q.rate;
+    load_[q.rx] += q.flows_rx * q.rate;
   }
   loaded_.swap(used_);
   solved_ = true;

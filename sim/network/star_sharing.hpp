@@ -16,7 +16,10 @@
 // same rate, so the solver works on the node pairs with flows moving (however many flows
 // each holds), each with a processor-sharing clock: a flow lands when its pair
 // has served it its bytes. One solve is O(pairs log pairs), whatever the node count; a
-// landing costs O(log flows).
+// landing costs O(log flows). Between solves an event walks the moving pairs' clocks in
+// flat arrays (Clocks): the same arithmetic, in the same order, as a walk over the pairs
+// themselves, so results do not move by a bit, at a few nanoseconds a pair
+// (bench/results/simgrid_scale.md).
 // Measured (bench/results/simgrid_scale.md): full 256-node runs 16-30x faster than with
 // SimGrid's solver, with the same results (1.1e-8 relative at worst in the tests).
 //
@@ -79,15 +82,35 @@ class StarSharing {
     double target = 0;  // its pair's served bytes at which it has landed
     Multiplicity m;
   };
-  // Flows moving between two nodes, at one rate each: `served` counts the bytes each has
-  // received since the pair was last idle (a processor-sharing clock).
+  // Flows moving between two nodes, at one rate each, and a processor-sharing clock: the
+  // bytes each has received since the pair was last idle. The clock, the rate and the
+  // first flow's target live in arrays by place in active_ (Clocks), which every event
+  // walks in order.
   struct Pair {
     int src = 0, dst = 0;
     std::uint32_t moving = 0;
     Multiplicity m;  // of each of its flows
-    double served = 0;
-    double rate = 0;                                       // per flow, bytes/s
-    std::vector<std::pair<double, FlowId>> due;            // min-heap of (target, flow)
+    std::vector<std::pair<double, FlowId>> due;  // min-heap of (target, flow)
+  };
+  // Per moving pair, by its place in active_: served bytes, rate per flow (bytes/s), and
+  // the target of its first flow to land (due.front()).
+  struct Clocks {
+    std::vector<double> served, rate, head;
+    void push(double s, double r, double h) {
+      served.push_back(s);
+      rate.push_back(r);
+      head.push_back(h);
+    }
+    void move(std::size_t to, std::size_t from) {
+      served[to] = served[from];
+      rate[to] = rate[from];
+      head[to] = head[from];
+    }
+    void pop() {
+      served.pop_back();
+      rate.pop_back();
+      head.pop_back();
+    }
   };
   struct Waiting {
     double until_s;
@@ -130,6 +153,15 @@ class StarSharing {
   std::vector<std::uint32_t> local_;           // per link: its place in used_
   std::vector<std::uint32_t> first_, member_, at_;  // per used link k: its pairs, member_[first_[k]..first_[k+1])
   std::vector<std::uint32_t> heap_, heap_at_;  // links not yet fixed; each one's place in heap_ (kNone: none)
+  Clocks clock_;  // in active_ order
+  // Per moving pair, in active_ order, what the solver reads: its links, its flows on
+  // each (counted by multiplicity), and its rate (-1 until fixed). Gathered from pair_
+  // once per solve, so that the filling reads small records, not pair_ at random.
+  struct Solo {
+    std::uint32_t tx, rx;
+    double flows_tx, flows_rx, rate;
+  };
+  std::vector<Solo> solo_;
 };
 
 }  // namespace possim::sim
