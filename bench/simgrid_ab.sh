@@ -34,7 +34,7 @@ run() {  # module strategy nodes out -> "wall_s rss_mib"
   read -r wall kb < "$TMP/time"
   echo "$wall $((kb / 1024))"
 }
-echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), $(nproc --all) cores, this run on $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
+echo "$(date -u +%Y-%m-%d), possim binary from commit $(git rev-parse --short HEAD), $(nproc --all) cores, this run on $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 echo "A: $A"
 echo "B: $B"
 echo

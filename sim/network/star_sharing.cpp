@@ -106,13 +106,13 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
   }
   const bool may_land = !solved_ || t_s >= first_landing_s_ - 4 * kResolution_s;
   for (std::size_t i = 0; may_land && i < active_.size();) {
-    if (clock_.head[i] - clock_.served[i] > clock_.rate[i] * kResolution_s) {
+    const double slack = clock_.rate[i] * kResolution_s;
+    if (clock_.head[i] - clock_.served[i] > slack) {  // its first flow is not due yet
       ++i;
       continue;
     }
     const std::uint32_t id = active_[i];
     Pair& p = pair_[id];
-    const double slack = clock_.rate[i] * kResolution_s;
     while (!p.due.empty() && p.due.front().first - clock_.served[i] <= slack) {
       std::pop_heap(p.due.begin(), p.due.end(), std::greater<>());
       landed.push_back(p.due.back().second);

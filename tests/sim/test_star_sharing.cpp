@@ -1,7 +1,9 @@
 // possim's max-min solver for the star (sim/network/star_sharing.hpp) against allocations
 // and landing times worked out by hand from progressive filling.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -171,21 +173,14 @@ TEST_CASE("star sharing: landing times equal a flow-by-flow reference on random 
       ref.push_back(NaiveFlow{src, dst, bytes, latency});
     }
     const std::vector<double> want = naive_landings(nodes, 100.0, ref);
+    // Every flow was added before the first landing: ids are distinct.
     std::vector<double> got(ids.size(), -1);
-    std::vector<bool> seen(ids.size(), false);
     while (s.in_flight() > 0) {
       const double t = s.next_event_s();
       REQUIRE(t < std::numeric_limits<double>::infinity());
       std::vector<StarSharing::FlowId> landed;
       s.advance(t, landed);
-      // Flow ids are reused once landed: match each landing to the first unlanded flow of that id.
-      for (const StarSharing::FlowId f : landed)
-        for (std::size_t i = 0; i < ids.size(); ++i)
-          if (ids[i] == f && !seen[i]) {
-            seen[i] = true;
-            got[i] = t;
-            break;
-          }
+      for (const StarSharing::FlowId f : landed) got[std::size_t(std::find(ids.begin(), ids.end(), f) - ids.begin())] = t;
     }
     for (std::size_t i = 0; i < want.size(); ++i) {
       INFO("seed " << seed << " flow " << i);
