@@ -14,6 +14,7 @@
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"
 #include "model/run/engine_registry.hpp"
+#include "model/run/fork_gate.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/input/text.hpp"
 
@@ -374,6 +375,7 @@ std::vector<double> map_points(std::size_t n, int threads,
   std::mutex error_mu;
   const auto work = [&] {
     for (std::size_t i; (i = next++) < n;) {
+      const fork_gate::Busy busy;  // f may run SimGrid, forking (model/run/fork_gate.hpp)
       try {
         out[i] = f(i);
       } catch (...) {
@@ -383,9 +385,15 @@ std::vector<double> map_points(std::size_t n, int threads,
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, std::min<int>(threads, int(n))); ++t) pool.emplace_back(work);
+  {
+    const fork_gate::Busy busy;
+    for (int t = 1; t < std::max(1, std::min<int>(threads, int(n))); ++t) pool.emplace_back(work);
+  }
   work();
-  for (auto& th : pool) th.join();
+  {
+    const fork_gate::Idle idle;
+    for (auto& th : pool) th.join();
+  }
   if (error) std::rethrow_exception(error);
   return out;
 }

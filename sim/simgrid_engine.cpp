@@ -20,6 +20,7 @@
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"
 #include "model/run/child_processes.hpp"
+#include "model/run/fork_gate.hpp"
 #include "model/run/result_io.hpp"
 #include "sim/executor.hpp"
 #include "sim/fold.hpp"
@@ -138,6 +139,44 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
+// The child's result, read from `fd` until the child closes it, then the child reaped into
+// `status`. Only waits: other threads may fork meanwhile (model/run/fork_gate.hpp).
+std::string collect(pid_t child, int fd, const SyncPlan& plan, const SimProgress& progress,
+                    const SimGridOptions& sim, int& status) {
+  const fork_gate::Idle idle;
+  std::string out;
+  char buf[1 << 16];
+  const auto started = std::chrono::steady_clock::now();
+  // A point running longer than progress_every_s says how far it has got, that often: a
+  // model of thousands of layers can take minutes, and silence looks like a hang.
+  double said_s = 0;
+  for (;;) {
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, 1000);
+    if (ready < 0 && errno != EINTR) break;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (elapsed >= said_s + sim.progress_every_s && !sim.quiet) {
+      say_progress(plan, progress, elapsed);
+      said_s = elapsed;
+    }
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, std::size_t(n));
+  }
+  ::close(fd);
+  // Wait without reaping, forget, then reap: the pid cannot be reused while tracked, so
+  // an interrupt's stop_all() never signals a stranger.
+  siginfo_t info{};
+  while (::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  child_processes::forget(child);
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t clock_step_budget(const SyncPlan& plan, const SimGridOptions& sim) {
@@ -179,7 +218,10 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
     throw;
   }
   if (child == 0) {
-    ::close(fds[0]);
+    // Its own pipe's end and the standard streams only: another thread's pipe left open
+    // here would keep that thread from seeing its own child's end until this one ended.
+    if (fds[1] > 3) ::close_range(3, unsigned(fds[1]) - 1, 0);
+    ::close_range(unsigned(fds[1]) + 1, ~0U, 0);
     int status = 0;
     try {
       const Result r = simulate_here(plan, opt, options_, progress.get());
@@ -192,37 +234,8 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
     _exit(status);
   }
   ::close(fds[1]);
-  std::string out;
-  char buf[1 << 16];
-  const auto started = std::chrono::steady_clock::now();
-  // A point running longer than progress_every_s says how far it has got, that often: a
-  // model of thousands of layers can take minutes, and silence looks like a hang.
-  double said_s = 0;
-  for (;;) {
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, 1000);
-    if (ready < 0 && errno != EINTR) break;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (elapsed >= said_s + options_.progress_every_s && !options_.quiet) {
-      say_progress(plan, *progress.get(), elapsed);
-      said_s = elapsed;
-    }
-    if (ready <= 0) continue;
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, std::size_t(n));
-  }
-  ::close(fds[0]);
-  // Wait without reaping, forget, then reap: the pid cannot be reused while tracked, so
-  // an interrupt's stop_all() never signals a stranger.
-  siginfo_t info{};
-  while (::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-  }
-  child_processes::forget(child);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  const std::string out = collect(child, fds[0], plan, *progress.get(), options_, status);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.empty())
     throw std::runtime_error("simgrid engine: the simulation of " + plan.strategy + " at " +
                              std::to_string(plan.cluster.nodes) + " nodes failed" +

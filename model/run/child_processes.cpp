@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/run/fork_gate.hpp"
+
 namespace possim::child_processes {
 
 namespace {
@@ -27,12 +29,16 @@ int next_cleanup = 0;
 }  // namespace
 
 pid_t spawn() {
+  if (stop_begun) throw std::runtime_error("interrupted");
+  // No other thread of possim's pools holds a lock the child could need (model/run/fork_gate.hpp).
+  const fork_gate::Quiet quiet;
   // Under the lock: stop_all() sees every child that fork() made, or none.
   const std::lock_guard<std::mutex> lock(mutex);
   if (stop_begun) throw std::runtime_error("interrupted");
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
+    fork_gate::forked_child();
     // Dies with possim, however possim ends (SIGKILL included, which no handler sees): a
     // simulation or a live node never runs on, reparented to init. The signal comes when
     // the thread that forked it ends; each such thread waits for its child first.

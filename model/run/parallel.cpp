@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/run/child_processes.hpp"
+#include "model/run/fork_gate.hpp"
 #include "model/input/error.hpp"
 
 namespace possim {
@@ -26,6 +27,7 @@ void parallel_for(std::size_t count, int jobs, const std::function<void(std::siz
   };
   const auto loop = [&] {
     for (std::size_t i; (i = next++) < count;) {
+      const fork_gate::Busy busy;  // between items, a fork by another thread may go ahead
       try {
         work(i);
       } catch (...) {
@@ -35,9 +37,15 @@ void parallel_for(std::size_t count, int jobs, const std::function<void(std::siz
   };
   const int threads = int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(std::max(jobs, 1)), count)));
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(loop);
+  {
+    const fork_gate::Busy busy;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(loop);
+  }
   loop();
-  for (auto& t : pool) t.join();
+  {
+    const fork_gate::Idle idle;  // this thread may be an outer loop's, busy: its pool may fork
+    for (auto& t : pool) t.join();
+  }
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -11,6 +11,7 @@
 #include "model/plan/plan_check.hpp"
 #include "model/run/child_processes.hpp"
 #include "model/run/engine_registry.hpp"
+#include "model/run/fork_gate.hpp"
 #include "model/run/parallel.hpp"
 #include "model/input/text.hpp"
 
@@ -83,6 +84,7 @@ double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
 
 Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
                  double single_ips, const PointOptions& opt) {
+  fork_gate::let_fork();  // a search runs point after point on this thread: a waiting fork goes first
   const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
   check_plan(plan);
   RunOptions o;

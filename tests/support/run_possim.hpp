@@ -68,13 +68,17 @@ inline Output run_command(const std::string& command_line, const std::filesystem
   o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   std::ifstream e(err_file);
   o.err.assign(std::istreambuf_iterator<char>(e), {});
+  if (timeout_s > 0 && o.status == 124) WARN("killed after " << timeout_s << " s: " << command_line);
   return o;
 }
 
-// Runs possim with args (shell syntax) in folder `cwd`, as run_command.
+// Runs possim with args (shell syntax) in folder `cwd`, as run_command. By default a
+// command still running after 20 minutes is killed (status 124) and named: a hang then
+// fails its test, saying which command, before ctest's limit (25 minutes) kills the test
+// silently.
 inline Output run_possim(const std::string& args,
                          const std::filesystem::path& cwd = std::filesystem::temp_directory_path(),
-                         int timeout_s = 0) {
+                         int timeout_s = 1200) {
   return run_command("'" + possim_binary() + "' " + args, cwd, timeout_s);
 }
 
