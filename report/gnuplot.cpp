@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "model/run/child_processes.hpp"
+#include "model/run/fork_gate.hpp"
 #include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/version.hpp"
@@ -39,7 +40,10 @@ void run_gnuplot(const std::string& folder, const std::string& script, const std
     _exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  {
+    const fork_gate::Idle idle;  // only waiting (model/run/fork_gate.hpp)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   child_processes::forget(pid);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
