@@ -1,11 +1,13 @@
 // Forking safely from a process with threads. fork() copies only the thread that calls it:
 // a lock that another thread held at that instant stays held in the child for ever, and
-// the child hangs at its first use. glibc resets its malloc, stdio and loader-list locks
-// at fork, not every lock it has (dl_iterate_phdr's, which each C++ throw takes: SimGrid
-// throws one to end every actor), nor possim's own. So the threads of possim's pools
-// (parallel_for) count as busy while they work, and child_processes::spawn() forks only
-// once every other busy thread has stood aside: between items, at a let_fork() point, or
-// blocked where it holds nothing (waiting for its own child, or joining threads).
+// the child hangs at its first use. glibc resets its malloc, stdio and loader locks at
+// fork, not every lock it has: the exit-handler list's, which SimGrid's start takes in
+// each child (__cxa_atexit) and a parent thread takes whenever it first builds a
+// function's static object (the result reader's, on its first result); nor possim's own.
+// So the threads of possim's pools (parallel_for) count as busy while they work, and
+// child_processes::spawn() forks only once every other busy thread has stood aside:
+// between items, at a let_fork() point, or blocked where it holds nothing (waiting for its
+// own child, or joining threads).
 #pragma once
 
 namespace possim::fork_gate {
