@@ -1,20 +1,17 @@
 #include "calibrate/cluster_fit.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <mutex>
 #include <random>
-#include <thread>
 
 #include "calibrate/profile_json.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/plan_check.hpp"
 #include "model/run/engine_registry.hpp"
-#include "model/run/fork_gate.hpp"
+#include "model/run/parallel.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/input/text.hpp"
 
@@ -366,35 +363,12 @@ double relative_error(const MeasurementPoint& pt, double predicted_iteration_s) 
 
 namespace {
 
-// f(i) for every point, `threads` at a time; the first exception is rethrown.
+// f(i) for every point, `threads` at a time (model/run/parallel.hpp: the first exception
+// stops the rest and is rethrown).
 std::vector<double> map_points(std::size_t n, int threads,
                                const std::function<double(std::size_t)>& f) {
   std::vector<double> out(n);
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mu;
-  const auto work = [&] {
-    for (std::size_t i; (i = next++) < n;) {
-      const fork_gate::Busy busy;  // f may run SimGrid, forking (model/run/fork_gate.hpp)
-      try {
-        out[i] = f(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mu);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  {
-    const fork_gate::Busy busy;
-    for (int t = 1; t < std::max(1, std::min<int>(threads, int(n))); ++t) pool.emplace_back(work);
-  }
-  work();
-  {
-    const fork_gate::Idle idle;
-    for (auto& th : pool) th.join();
-  }
-  if (error) std::rethrow_exception(error);
+  parallel_for(n, threads, [&](std::size_t i) { out[i] = f(i); });
   return out;
 }
 

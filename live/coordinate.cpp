@@ -40,13 +40,7 @@ void Children::kill_all() {
   for (std::size_t i = 0; i < pid.size(); ++i)
     if (pid[i] > 0 && status[i] < 0) ::kill(pid[i], SIGKILL);
   for (std::size_t i = 0; i < pid.size(); ++i)
-    if (pid[i] > 0 && status[i] < 0) {
-      int st = 0;
-      while (::waitpid(pid[i], &st, 0) < 0 && errno == EINTR) {
-      }
-      status[i] = st;
-      child_processes::forget(pid[i]);
-    }
+    if (pid[i] > 0 && status[i] < 0) status[i] = child_processes::wait(pid[i]);
 }
 
 int Children::poll_exited() {

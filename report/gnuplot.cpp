@@ -11,7 +11,6 @@
 #include <stdexcept>
 
 #include "model/run/child_processes.hpp"
-#include "model/run/fork_gate.hpp"
 #include "model/run/output_file.hpp"
 #include "model/run/result_io.hpp"
 #include "model/run/version.hpp"
@@ -39,13 +38,7 @@ void run_gnuplot(const std::string& folder, const std::string& script, const std
     ::execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  int status = 0;
-  {
-    const fork_gate::Idle idle;  // only waiting (model/run/fork_gate.hpp)
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  child_processes::forget(pid);
+  const int status = child_processes::wait(pid);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
     throw std::runtime_error("gnuplot not found (Debian: apt-get install gnuplot-nox)");

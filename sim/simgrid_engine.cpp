@@ -139,10 +139,9 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-// The child's result, read from `fd` until the child closes it, then the child reaped into
-// `status`. Only waits: other threads may fork meanwhile (model/run/fork_gate.hpp).
-std::string collect(pid_t child, int fd, const SyncPlan& plan, const SimProgress& progress,
-                    const SimGridOptions& sim, int& status) {
+// The child's result, read from `fd` until the child closes it. Only waits: other threads
+// may fork meanwhile (model/run/fork_gate.hpp).
+std::string collect(int fd, const SyncPlan& plan, const SimProgress& progress, const SimGridOptions& sim) {
   const fork_gate::Idle idle;
   std::string out;
   char buf[1 << 16];
@@ -166,14 +165,6 @@ std::string collect(pid_t child, int fd, const SyncPlan& plan, const SimProgress
     out.append(buf, std::size_t(n));
   }
   ::close(fd);
-  // Wait without reaping, forget, then reap: the pid cannot be reused while tracked, so
-  // an interrupt's stop_all() never signals a stranger.
-  siginfo_t info{};
-  while (::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-  }
-  child_processes::forget(child);
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
   return out;
 }
 
@@ -234,8 +225,8 @@ Result SimGridEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
     _exit(status);
   }
   ::close(fds[1]);
-  int status = 0;
-  const std::string out = collect(child, fds[0], plan, *progress.get(), options_, status);
+  const std::string out = collect(fds[0], plan, *progress.get(), options_);
+  const int status = child_processes::wait(child);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.empty())
     throw std::runtime_error("simgrid engine: the simulation of " + plan.strategy + " at " +
                              std::to_string(plan.cluster.nodes) + " nodes failed" +

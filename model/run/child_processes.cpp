@@ -29,7 +29,6 @@ int next_cleanup = 0;
 }  // namespace
 
 pid_t spawn() {
-  if (stop_begun) throw std::runtime_error("interrupted");
   // No other thread of possim's pools holds a lock the child could need (model/run/fork_gate.hpp).
   const fork_gate::Quiet quiet;
   // Under the lock: stop_all() sees every child that fork() made, or none.
@@ -54,6 +53,20 @@ pid_t spawn() {
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   tracked.insert(pid);
   return pid;
+}
+
+int wait(pid_t child) {
+  {
+    const fork_gate::Idle idle;
+    siginfo_t info{};
+    while (::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+  }
+  forget(child);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 void forget(pid_t child) {

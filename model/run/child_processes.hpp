@@ -17,6 +17,11 @@ namespace possim::child_processes {
 pid_t spawn();
 void forget(pid_t child);
 
+// Waits for a child of spawn() to end, standing aside for other threads' forks meanwhile
+// (model/run/fork_gate.hpp); forgets it, then reaps it: the pid cannot be reused while it is
+// tracked, so stop_all() never signals a stranger. Returns its wait status.
+int wait(pid_t child);
+
 // SIGKILL every tracked child; whoever waits for it sees it fail. For a sweep that has
 // failed at one point and need not finish the others.
 void kill_running();

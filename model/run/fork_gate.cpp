@@ -11,8 +11,7 @@ namespace {
 std::mutex mutex;
 std::condition_variable changed;
 int busy = 0;          // threads inside a Busy scope, not idle
-bool forking = false;  // a Quiet holds the gate
-std::atomic<bool> fork_waiting{false};  // `forking`, read without the lock by let_fork()
+std::atomic<bool> forking{false};  // a Quiet holds the gate (let_fork() reads it unlocked)
 bool in_child = false; // this process is a forked child: single-threaded, the gate unused
 thread_local int depth = 0;  // the calling thread's nested Busy scopes
 
@@ -57,28 +56,25 @@ Idle::~Idle() {
   if (!in_child) take_back(depth_);
 }
 
-Quiet::Quiet() : depth_(in_child ? 0 : set_aside()) {
+Quiet::Quiet() {  // idle_ has set this thread's Busy scopes aside
   if (in_child) return;
   std::unique_lock<std::mutex> lock(mutex);
   changed.wait(lock, [] { return !forking; });
   forking = true;
-  fork_waiting = true;
   changed.wait(lock, [] { return busy == 0; });
 }
 
-Quiet::~Quiet() {
+Quiet::~Quiet() {  // then idle_ takes them back
   if (in_child) return;
   {
     const std::lock_guard<std::mutex> lock(mutex);
     forking = false;
-    fork_waiting = false;
   }
   changed.notify_all();
-  take_back(depth_);
 }
 
 void let_fork() {
-  if (in_child || depth == 0 || !fork_waiting.load(std::memory_order_acquire)) return;
+  if (in_child || depth == 0 || !forking.load(std::memory_order_acquire)) return;
   take_back(set_aside());
 }
 

@@ -45,7 +45,7 @@ class Quiet {
   Quiet& operator=(const Quiet&) = delete;
 
  private:
-  int depth_;
+  Idle idle_;
 };
 
 // A point where a busy thread holds no lock: if a fork is waiting, it goes first. For long

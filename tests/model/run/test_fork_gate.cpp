@@ -49,13 +49,7 @@ TEST_CASE("a child forked by one pool thread never inherits a lock another pool 
     for (int k = 0; k < kForks; ++k) {
       const pid_t pid = child_processes::spawn();
       if (pid == 0) _exit(m.try_lock() ? 0 : 1);  // the child's copy of the lock
-      int status = 0;
-      {
-        const fork_gate::Idle idle;
-        while (::waitpid(pid, &status, 0) < 0) {
-        }
-      }
-      child_processes::forget(pid);
+      const int status = child_processes::wait(pid);
       ++forks;
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++caught_held;
     }
@@ -127,13 +121,7 @@ TEST_CASE("the fork gate lets a thread fork while its pool's other threads wait 
     parallel_for(3, 3, [&](std::size_t) {
       const pid_t pid = child_processes::spawn();
       if (pid == 0) _exit(7);
-      int status = 0;
-      {
-        const fork_gate::Idle idle;
-        while (::waitpid(pid, &status, 0) < 0) {
-        }
-      }
-      child_processes::forget(pid);
+      const int status = child_processes::wait(pid);
       if (WIFEXITED(status) && WEXITSTATUS(status) == 7) ++ran;
     });
   });
