@@ -66,11 +66,13 @@ def main():
             ("inception_v3 b32 fp32", "call1/kernels/inception_v3_b32_fp32"),
             ("vgg19 b32 fp32", "call1/kernels/vgg19_b32_fp32"),
             ("resnet50 b64 fp32", "call1/kernels/resnet50_b64_fp32"),
+            ("resnet50 b256 fp32 (11-29)", "../h200_2026-11-29/call1/kernels/resnet50_b256_fp32"),
             ("resnet50 b64 fp32 (call 2)", "call2/kernels/resnet50_b64_fp32"),
             ("resnet50 b64 bf16", "call2/kernels/resnet50_b64_bf16"),
             ("googlenet b128 bf16", "call3/kernels/googlenet_b128_bf16"),
             ("inception_v3 b32 bf16", "call3/kernels/inception_v3_b32_bf16"),
             ("vgg19 b32 bf16", "call3/kernels/vgg19_b32_bf16"),
+            ("vgg19 b32 bf16 (11-29)", "../h200_2026-11-29/call1/kernels/vgg19_b32_bf16"),
             ("resnet50 b256 bf16", "call3/kernels/resnet50_b256_bf16")]
     sides = [(name, load(f"{run}/{path}.calibration.json")) for name, path in runs]
     derived = load("profiles/h200.json")
@@ -117,7 +119,7 @@ def main():
     p("| model | batch | precision | derived h200: s | h200_measured: s | derived / measured |")
     p("|---|---:|---|---:|---:|---:|")
     for model, batch, prec in [("googlenet", 128, "fp32"), ("inception_v3", 32, "fp32"), ("vgg19", 32, "fp32"),
-                               ("resnet50", 64, "fp32"), ("resnet50", 64, "amp_bf16"), ("googlenet", 128, "amp_bf16"),
+                               ("resnet50", 64, "fp32"), ("resnet50", 256, "fp32"), ("resnet50", 64, "amp_bf16"), ("googlenet", 128, "amp_bf16"),
                                ("inception_v3", 32, "amp_bf16"), ("vgg19", 32, "amp_bf16"),
                                ("resnet50", 256, "amp_bf16")]:
         sc = {"name": "one_gpu", "model": model, "batch_per_gpu": batch, "precision": prec,
@@ -161,11 +163,14 @@ def main():
           f"{c['gemm_slowdown']:.3f} | {c['other_alone_gb_per_s']:.0f} -> {c['other_with_gemm_gb_per_s']:.0f} | "
           f"{c['other_slowdown']:.2f} | {'yes' if c['covered'] else 'no'} |")
     p()
-    p("### The live point (`possim validate --live`, call 2)\n")
-    p("```")
-    with open(os.path.join(ROOT, run, "call2", "validate_live.txt")) as f:
-        p("\n".join(line.rstrip() for line in f if not line.startswith("possim live:")).strip())
-    p("```")
+    for title, path in [("call 2, resnet50 b64 fp32", os.path.join(run, "call2")),
+                        ("2026-11-29, vgg19 b32 bf16", os.path.join(run, "..", "h200_2026-11-29", "call1"))]:
+        p(f"### The live point (`possim validate --live`, {title})\n")
+        p("```")
+        with open(os.path.join(ROOT, path, "validate_live.txt")) as f:
+            p("\n".join(line.rstrip() for line in f if not line.startswith("possim live:")).strip())
+        p("```")
+        p()
 
 
 if __name__ == "__main__":

@@ -201,8 +201,8 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
   const fs::path run = fs::path(POSSIM_TESTS_DIR) / ".." / "traces" / "gpu" / "h200_2026-11-27";
   Profile base = load_profile("h200");
   for (const char* rec : {"call1/kernels/googlenet_b128_fp32", "call1/kernels/inception_v3_b32_fp32",
-                          "call1/kernels/vgg19_b32_fp32", "call1/kernels/resnet50_b64_fp32",
-                          "call3/kernels/googlenet_b128_bf16", "call3/kernels/inception_v3_b32_bf16",
+                          "call1/kernels/vgg19_b32_fp32", "../h200_2026-11-29/call1/kernels/resnet50_b256_fp32",
+                          "call1/kernels/resnet50_b64_fp32", "call3/kernels/googlenet_b128_bf16", "call3/kernels/inception_v3_b32_bf16",
                           "call3/kernels/vgg19_b32_bf16", "call3/kernels/resnet50_b256_bf16",
                           "call2/kernels/resnet50_b64_bf16"}) {
     const std::string path = (run / (std::string(rec) + ".calibration.json")).string();
@@ -217,7 +217,7 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
   const Profile shipped = load_profile("h200_measured");
   CHECK(profile_to_json(base) == profile_to_json(shipped));
   // Its header: measured, and its fitted software parameters named as the 2016 cluster's.
-  CHECK(shipped.provenance_line().rfind("measured on its device, 0 throughput points and 9 per-layer timing sets", 0) == 0);
+  CHECK(shipped.provenance_line().rfind("measured on its device, 0 throughput points and 10 per-layer timing sets", 0) == 0);
   CHECK(shipped.provenance_line().find("fitted to measured iterations of titanx_maxwell's cluster") != std::string::npos);
   // Its resnet50 timings are the recorded kernels' medians, in both precisions.
   const Network net = make_zoo_network("resnet50");
@@ -228,6 +228,13 @@ TEST_CASE("profiles/h200_measured.json is made from the recorded H200 kernels", 
     CHECK(times[i].forward_s == fp32["layers"][i]["forward_s"].get<double>());
     CHECK(times[i].backward_s == fp32["layers"][i]["backward_s"].get<double>());
   }
+  // Batch 256 in fp32 is its own recording (2026-11-29), not the batch-64 one scaled.
+  const json fp32_256 =
+      json::parse(test::slurp(run / "../h200_2026-11-29/call1/kernels/resnet50_b256_fp32.calibration.json"));
+  const auto times256 = shipped.layer_times(net, 256);
+  REQUIRE(times256.size() == fp32_256.at("layers").size());
+  CHECK(times256[0].forward_s == fp32_256["layers"][0]["forward_s"].get<double>());
+  CHECK(times256.back().backward_s == fp32_256["layers"].back()["backward_s"].get<double>());
   const auto amp = shipped.with_numerics(Numerics{possim::Precision::amp_bf16}).layer_times(net, 64);
   const json bf16 = json::parse(test::slurp(run / "call2/kernels/resnet50_b64_bf16.calibration.json"));
   CHECK(amp[0].forward_s == bf16["layers"][0]["forward_s"].get<double>());

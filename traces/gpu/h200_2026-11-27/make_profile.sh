@@ -1,6 +1,7 @@
 #!/bin/sh
 # profiles/h200_measured.json from the kernels timed on a lent H200 on 2026-11-27 (call1/,
-# call2/, call3/: bench/gpu_calibration.sh's three calls), on the datasheet-derived profiles/h200.json
+# call2/, call3/: bench/gpu_calibration.sh's three calls) and on 2026-11-29
+# (../h200_2026-11-29/call1: resnet50 at batch 256 in fp32), on the datasheet-derived profiles/h200.json
 # (which keeps what a single GPU cannot measure: the network, the server, NVLink).
 # Each step adds one recorded run's measured block (used exactly for that model, batch and
 # precision) and refits the kind efficiencies of the kinds it timed; the last fp32 run
@@ -17,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 base=h200
 i=0
 for run in call1/kernels/googlenet_b128_fp32 call1/kernels/inception_v3_b32_fp32 call1/kernels/vgg19_b32_fp32 \
-           call1/kernels/resnet50_b64_fp32 call3/kernels/googlenet_b128_bf16 call3/kernels/inception_v3_b32_bf16 \
+           ../h200_2026-11-29/call1/kernels/resnet50_b256_fp32 call1/kernels/resnet50_b64_fp32 call3/kernels/googlenet_b128_bf16 call3/kernels/inception_v3_b32_bf16 \
            call3/kernels/vgg19_b32_bf16 call3/kernels/resnet50_b256_bf16 call2/kernels/resnet50_b64_bf16; do
   i=$((i + 1))
   "$possim" calibrate kernels --from "$here/$run.calibration.json" --base "$base" --name h200_measured \
