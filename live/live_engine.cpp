@@ -120,6 +120,14 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
   std::vector<double> start(graph.size(), 0), end(graph.size(), 0);
   CriticalPath path(scaled, graph.size(), k);
   std::vector<double> ends(std::size_t(k), 0);
+  // An instance a record names as what held it back: -1 (none) or one of the run's.
+  const auto ref = [&](const nlohmann::json& v, std::size_t i) {
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < -1 || x >= std::int64_t(graph.size()))
+      throw std::runtime_error("live run: a node's record of task instance " + std::to_string(i) + " names instance " +
+                               std::to_string(x) + ", outside the run's " + std::to_string(graph.size()));
+    return InstanceRef(x);
+  };
   for (const auto& rep : run.reports)
     for (const auto& r : rep.at("records")) {
       const std::size_t i = r.at(0).get<std::size_t>();
@@ -129,8 +137,8 @@ Result LiveEngine::run(const SyncPlan& plan, const RunOptions& ropt) const {
       x.ready_s = (r.at(1).get<double>() - run.go_s) / dilation;
       x.start_s = start[i] = (r.at(2).get<double>() - run.go_s) / dilation;
       end[i] = (r.at(3).get<double>() - run.go_s) / dilation;
-      x.released_by = r.at(4).get<std::int64_t>();
-      x.queued_behind = r.at(5).get<std::int64_t>();
+      x.released_by = ref(r.at(4), i);
+      x.queued_behind = ref(r.at(5), i);
       x.task = of[i].task;
       x.slowdown = r.at(6).get<float>();
       path.finished(i, of[i].t, end[i]);

@@ -269,7 +269,7 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
           if (core_.parts_left(in) == 1) {  // the stream that finishes it last says what it queued behind
             InstanceTiming& x = core_.timing(in);
             x.start_s = s0;
-            x.queued_behind = s0 > x.ready_s + 1e-4 ? before : InstanceTiming::kNone;
+            x.queued_behind = s0 > x.ready_s + 1e-4 ? InstanceRef(before) : InstanceTiming::kNone;
           }
           core_.part_done(in, s1);
         };

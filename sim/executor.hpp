@@ -12,7 +12,8 @@
 // (sim/network/nic_network.hpp), which calls back as each lands (flows.cpp, collective.cpp);
 // short-lived actors run each copy
 // (pcie_copy.cpp), intra-node copy or apply (host_exec.cpp) and collective channel
-// (collective.cpp); one drain per host receives the data sent to it. A symmetric cluster
+// (collective.cpp); a copy goes host to host (Comm::sendto), and only SimGrid's own
+// network solver needs a receiver, one drain per node (start_drains). A symmetric cluster
 // may run folded onto worker 0 (sim/fold.hpp): `plan` is then folded_plan(), and the
 // flows, collectives and applies of worker 0 are those of the full plan; or by classes of
 // nodes (class_folded_plan(): worker c is class c's least node, its flows grouped by class). A shard applies a
@@ -41,21 +42,27 @@
 
 namespace possim::sim {
 
-// A flow between two nodes' NICs, with what the statistics need.
+// What flows of one slice share, where one flow does not stand alone: how many are still
+// in flight (several with flow_per_kv_pair: the shard counts the slice as delivered when
+// the last one lands) and, folded by classes (sim/fold.hpp), the (shard, slice) each flow
+// a push's flow stands for delivers.
+struct SliceGroup {
+  int left = 1;
+  std::vector<std::pair<int, int>> delivers;
+};
+
+// A flow between two nodes' NICs, with what the statistics need. Millions are in flight
+// in a full run of thousands of nodes: it is kept small (one pointer for what is shared).
 struct HostFlow {
   double bytes = 0;
   int messages = 0;
   int shard = -1;
   int slice = -1;  // to_shards: index of the slice it carries in the task's tensor
   int src_node = -1, dst_node = -1;
-  // Flows still in flight of the slice this flow carries (several with flow_per_kv_pair):
-  // the shard counts the slice as delivered when the last one lands.
-  std::shared_ptr<int> slice_left;
-  // Folded by classes (sim/fold.hpp): the flows it stands for, and the (shard, slice) each
-  // of them delivers (a push).
+  std::shared_ptr<SliceGroup> group;  // null: this flow alone carries its slice
+  // Folded by classes: the flows it stands for.
   NicNetwork::Multiplicity m;
   double flows = 1;
-  std::shared_ptr<std::vector<std::pair<int, int>>> delivers;
 };
 
 class Executor final : public ExecutorBackend {
@@ -146,14 +153,10 @@ class Executor final : public ExecutorBackend {
   std::vector<std::int64_t> gpu_last_;  // per stream: the instance it ran last
   // Per simulated worker: communication kernels in flight, GPU kernels running.
   std::vector<int> comm_kernels_, kernels_running_;
-  // Inboxes per host: nodes, then leader GPUs, then host memories; a drain empties each.
+  // Per node, with SimGrid's network solver (lmm_network.cpp): its inbox, which a drain
+  // empties. None otherwise: an actor's stack each (16 KiB) was 200 MB at 4,096 nodes.
   std::vector<simgrid::s4u::Mailbox*> inbox_;
   std::vector<simgrid::s4u::Host*> drain_host_;
-  simgrid::s4u::Mailbox* node_inbox(int node) const { return inbox_[std::size_t(node)]; }
-  simgrid::s4u::Mailbox* gpu_inbox(int w) const { return inbox_[platform_.node.size() + std::size_t(w)]; }
-  simgrid::s4u::Mailbox* mem_inbox(int w) const {
-    return inbox_[platform_.node.size() + platform_.gpu.size() + std::size_t(w)];
-  }
   std::size_t nodes_ = 0;                      // in the cluster: workers, and servers if dedicated
   std::unique_ptr<NicNetwork> network_;        // every flow between NICs (made by start())
   std::vector<Outgoing> outgoing_;             // flows in the network, by slot (post())

@@ -373,7 +373,7 @@ class FluidScheduler {
     const int t = int(me / run_.s.n);
     const std::uint32_t i = std::uint32_t(me % run_.s.n);
     InstanceTiming& x = run_.s.path.at(me);
-    if (now > x.ready_s) x.queued_behind = last_kernel_;  // it waited behind that one
+    if (now > x.ready_s) x.queued_behind = InstanceRef(last_kernel_);  // it waited behind that one
     kernel_ = Kernel{};
     kernel_.on = true;
     kernel_.me = me;

@@ -37,7 +37,7 @@ void ScheduleRun::ran(int t, std::uint32_t i, double start, double end) {
     InstanceTiming& y = s.path.at(j);
     if (end >= y.ready_s) {
       y.ready_s = end;
-      y.released_by = std::int64_t(me);
+      y.released_by = InstanceRef(me);
     }
     if (--pending_[j] == 0) ready.emplace(y.ready_s, u, d.task);
   }

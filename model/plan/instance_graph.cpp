@@ -1,8 +1,11 @@
 #include "model/plan/instance_graph.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "model/input/error.hpp"
 
 namespace possim {
 
@@ -31,6 +34,11 @@ InstanceGraph::InstanceGraph(const SyncPlan& plan)
       for (std::size_t s = 0; s < slices.size(); ++s) shard_slice_[i][std::size_t(slices[s].shard)] = int(s);
     }
   }
+  if (size() > std::size_t(std::numeric_limits<InstanceRef>::max()))
+    throw InputError("plan '" + plan.strategy + "' has " + std::to_string(size()) +
+                     " task instances, more than an engine that runs every instance indexes (" +
+                     std::to_string(std::numeric_limits<InstanceRef>::max()) +
+                     "): fewer iterations, or a run folded by symmetry");
   pending_.assign(size(), 0);
   done_.assign(size(), 0);
   released_by_.assign(size(), -1);
@@ -74,7 +82,7 @@ std::vector<Instance> InstanceGraph::initially_ready() const {
 void InstanceGraph::release(int t, std::uint32_t task, int who, std::size_t by, const Ready& ready) {
   const std::size_t i = index(Instance{t, task, who});
   if (--pending_[i] == 0) {
-    released_by_[i] = std::int64_t(by);
+    released_by_[i] = InstanceRef(by);
     ready(Instance{t, task, who});
   }
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "model/plan/instance_ref.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim {
@@ -70,7 +71,7 @@ class InstanceGraph {
   std::size_t remaining() const { return remaining_; }
   // The instance (by index) whose completion or delivered flow made instance i ready; -1
   // for one that waited for nothing.
-  std::int64_t released_by(std::size_t i) const { return released_by_[i]; }
+  InstanceRef released_by(std::size_t i) const { return released_by_[i]; }
 
  private:
   void release(int t, std::uint32_t task, int who, std::size_t by, const Ready& ready);
@@ -85,7 +86,7 @@ class InstanceGraph {
   std::vector<std::vector<int>> shard_slice_;
   std::vector<int> pending_;
   std::vector<char> done_;
-  std::vector<std::int64_t> released_by_;
+  std::vector<InstanceRef> released_by_;
   std::size_t remaining_ = 0;
 };
 

@@ -38,6 +38,7 @@ std::vector<Flow> expand_flows(const SyncPlan& plan, const Task& t, int w) {
     case FlowPattern::to_shards:
     case FlowPattern::from_shards: {
       const Tensor& tensor = plan.tensors.at(std::size_t(t.tensor));
+      flows.reserve(tensor.slices.size());
       for (const Slice& s : tensor.slices) {
         Flow f;
         f.bytes = s.bytes * t.scale;
@@ -50,6 +51,7 @@ std::vector<Flow> expand_flows(const SyncPlan& plan, const Task& t, int w) {
       break;
     }
     case FlowPattern::to_peers:
+      flows.reserve(std::size_t(std::max(0, plan.workers - 1)));
       for (int p = 0; p < plan.workers; ++p) {
         if (p == w) continue;
         flows.push_back(Flow{me, plan.worker_node(p), t.bytes, 1, -1});

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/plan/instance_ref.hpp"
 #include "model/plan/time_share.hpp"
 
 namespace possim {
@@ -49,11 +50,11 @@ struct Breakdown {
 // What the walk needs of one instance. Engines index instances as they like (the
 // analytic engine: iteration x template task; SimGrid: the instance graph's index).
 struct InstanceTiming {
-  static constexpr std::int64_t kNone = -1;
+  static constexpr InstanceRef kNone = -1;
   double ready_s = 0;
   double start_s = 0;
-  std::int64_t released_by = kNone;    // the instance whose completion made it ready
-  std::int64_t queued_behind = kNone;  // the instance its resource ran before it, if it waited
+  InstanceRef released_by = kNone;    // the instance whose completion made it ready
+  InstanceRef queued_behind = kNone;  // the instance its resource ran before it, if it waited
   std::uint32_t task = 0;
   float slowdown = 1;                  // GPU: the straggler factor it ran under
 };

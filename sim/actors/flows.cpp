@@ -23,6 +23,7 @@ void Executor::run_flows(const Instance& in) {
   // Shard patterns: expand_flows makes one flow per slice, in the tensor's slice order.
   const bool per_slice = task.tensor >= 0;
   if (fold_.by_classes()) remote = group_by_classes(in, flows, push);
+  else remote.reserve(flows.size());
   for (std::size_t i = 0; i < flows.size() && !fold_.by_classes(); ++i) {
     const Flow& f = flows[i];
     if (f.src_node == f.dst_node) continue;  // stays on the host
@@ -87,9 +88,10 @@ void Executor::post(const Outgoing& out) {
 void Executor::land(const Outgoing& o) {
   flow_landed(o.in, o.flow);
   recorder_.timeline().flow(o.in, o.flow.src_node, o.flow.dst_node, o.t0, now(), o.flow.bytes, o.flow.shard);
-  if (o.notify_shards && --*o.flow.slice_left == 0) {
-    if (o.flow.delivers) {
-      for (const auto& [shard, slice] : *o.flow.delivers) core_.delivered(o.in, shard, slice);
+  SliceGroup* g = o.flow.group.get();
+  if (o.notify_shards && (!g || --g->left == 0)) {
+    if (g && !g->delivers.empty()) {
+      for (const auto& [shard, slice] : g->delivers) core_.delivered(o.in, shard, slice);
     } else {
       core_.delivered(o.in, o.flow.shard, o.flow.slice);
     }
@@ -129,7 +131,7 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
       h.m = fold_.multiplicity(src, dst);
       // Every node of the sending class sends m.tx of them.
       h.flows = fold_.class_size(fold_.classes->class_of[std::size_t(src)]) * h.m.tx;
-      if (push) h.delivers = std::make_shared<std::vector<std::pair<int, int>>>();
+      if (push) h.group = std::make_shared<SliceGroup>();
       out.push_back(h);
       members.push_back(0);
     }
@@ -139,13 +141,13 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
       fault("folded by classes, flows of one group differ: " + std::to_string(f.bytes) + " vs " +
             std::to_string(h.bytes) + " bytes");
     ++members[it->second];
-    if (push) h.delivers->emplace_back(f.shard, per_slice ? int(i) : -1);
+    if (push) h.group->delivers.emplace_back(f.shard, per_slice ? int(i) : -1);
   }
   // A local slice of a class of several nodes is delivered with its group to the class's
   // other nodes: it lands no earlier.
   for (const std::size_t i : local) {
     const auto it = group.find({flows[i].src_node, flows[i].dst_node, per_slice ? shard_place(full(), flows[i].shard) : -1});
-    if (push && it != group.end()) out[it->second].delivers->emplace_back(flows[i].shard, per_slice ? int(i) : -1);
+    if (push && it != group.end()) out[it->second].group->delivers.emplace_back(flows[i].shard, per_slice ? int(i) : -1);
   }
   std::vector<HostFlow> remote;
   for (std::size_t g = 0; g < out.size(); ++g) {
@@ -161,12 +163,18 @@ std::vector<HostFlow> Executor::group_by_classes(const Instance& in, const std::
 }
 
 // One flow per KV pair where asked (SimGridOptions::flow_per_kv_pair), sharing one count of
-// those still in flight.
+// those still in flight. A slice carried by one flow needs no count (a full run posts
+// millions: a heap block each was a tenth of its time in malloc).
 void Executor::append_copies(std::vector<HostFlow>& remote, HostFlow h) const {
   const int copies = sim_.flow_per_kv_pair && h.messages > 1 ? h.messages : 1;
+  if (copies == 1) {
+    remote.push_back(std::move(h));
+    return;
+  }
   h.bytes /= copies;
   h.messages /= copies;
-  h.slice_left = std::make_shared<int>(copies);
+  if (!h.group) h.group = std::make_shared<SliceGroup>();
+  h.group->left = copies;
   remote.insert(remote.end(), std::size_t(copies), h);
 }
 

@@ -50,7 +50,7 @@ void Executor::run_gpu(int worker, int gpu) {
     if (core_.last_part(in)) {
       // The stream that finished it last says when it started and what it queued behind.
       InstanceTiming& x = core_.timing(in);
-      x.queued_behind = t0 > x.ready_s ? before : InstanceTiming::kNone;
+      x.queued_behind = t0 > x.ready_s ? InstanceRef(before) : InstanceTiming::kNone;
       x.start_s = t0;
       x.slowdown = float(plan_.stragglers.slowdown[std::size_t(in.t)][w]);
       complete(in);
