@@ -93,7 +93,7 @@ class Node final : public ExecutorBackend {
   ExecutorCore core_;  // release, dispatch, parts, each instance's times
   std::vector<int> owned_left_;  // per iteration
   std::size_t owned_total_left_ = 0;
-  std::vector<std::int64_t> gpu_last_;
+  std::vector<InstanceRef> gpu_last_;
   std::vector<std::tuple<std::size_t, double, double>> gpu0_busy_;  // representative GPU
   std::map<Key, int> coll_received_;  // collective sends arrived, by (t, task, stream, sender)
   // This worker's part of each collective instance under way, by (t, task): its channels,
@@ -263,13 +263,13 @@ void Node::occupy(ExecutorCore& core, const Instance& in) {
           if (stop_) return;
           kernel_pending(-1);
           const std::size_t k = id(in);
-          const std::int64_t before = gpu_last_[std::size_t(g)];
-          gpu_last_[std::size_t(g)] = std::int64_t(k);
+          const InstanceRef before = gpu_last_[std::size_t(g)];
+          gpu_last_[std::size_t(g)] = InstanceRef(k);
           if (g == 0 && me_ == 0) gpu0_busy_.emplace_back(k, s0, s1);
           if (core_.parts_left(in) == 1) {  // the stream that finishes it last says what it queued behind
             InstanceTiming& x = core_.timing(in);
             x.start_s = s0;
-            x.queued_behind = s0 > x.ready_s + 1e-4 ? InstanceRef(before) : InstanceTiming::kNone;
+            x.queued_behind = s0 > x.ready_s + 1e-4 ? before : InstanceTiming::kNone;
           }
           core_.part_done(in, s1);
         };

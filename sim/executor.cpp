@@ -54,7 +54,6 @@ void Executor::start_drains() {
       mb->set_receiver(nullptr);
     });
     mb->set_receiver(drain);
-    drain_host_.push_back(h);
   }
 }
 
@@ -222,7 +221,7 @@ void Executor::stop_drains() {
   network_->stop();
   for (std::size_t i = 0; i < inbox_.size(); ++i) {
     sg4::Mailbox* mb = inbox_[i];
-    sg4::Actor::create("stop", drain_host_[i], [mb] { mb->put(&kStop, 0); });
+    sg4::Actor::create("stop", platform_.node[i], [mb] { mb->put(&kStop, 0); });
   }
 }
 

@@ -150,13 +150,12 @@ class Executor final : public ExecutorBackend {
   std::vector<std::deque<Instance>> gpu_queue_;
   std::vector<simgrid::s4u::ConditionVariablePtr> gpu_wake_;
   std::vector<simgrid::s4u::MutexPtr> gpu_mutex_;
-  std::vector<std::int64_t> gpu_last_;  // per stream: the instance it ran last
+  std::vector<InstanceRef> gpu_last_;  // per stream: the instance it ran last
   // Per simulated worker: communication kernels in flight, GPU kernels running.
   std::vector<int> comm_kernels_, kernels_running_;
   // Per node, with SimGrid's network solver (lmm_network.cpp): its inbox, which a drain
   // empties. None otherwise: an actor's stack each (16 KiB) was 200 MB at 4,096 nodes.
   std::vector<simgrid::s4u::Mailbox*> inbox_;
-  std::vector<simgrid::s4u::Host*> drain_host_;
   std::size_t nodes_ = 0;                      // in the cluster: workers, and servers if dedicated
   std::unique_ptr<NicNetwork> network_;        // every flow between NICs (made by start())
   std::vector<Outgoing> outgoing_;             // flows in the network, by slot (post())

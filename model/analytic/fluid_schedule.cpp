@@ -373,7 +373,7 @@ class FluidScheduler {
     const int t = int(me / run_.s.n);
     const std::uint32_t i = std::uint32_t(me % run_.s.n);
     InstanceTiming& x = run_.s.path.at(me);
-    if (now > x.ready_s) x.queued_behind = InstanceRef(last_kernel_);  // it waited behind that one
+    if (now > x.ready_s) x.queued_behind = last_kernel_;  // it waited behind that one
     kernel_ = Kernel{};
     kernel_.on = true;
     kernel_.me = me;
@@ -390,7 +390,7 @@ class FluidScheduler {
     if (live_) count(kKernels, -1, end);
     const int t = int(kernel_.me / run_.s.n);
     const std::uint32_t i = std::uint32_t(kernel_.me % run_.s.n);
-    last_kernel_ = std::int64_t(kernel_.me);
+    last_kernel_ = InstanceRef(kernel_.me);
     run_.ran(t, i, kernel_.start, end);
     if (waiting_head_ < waiting_.size()) start_kernel(waiting_[waiting_head_++], end);
   }
@@ -407,7 +407,7 @@ class FluidScheduler {
   Kernel kernel_;
   std::vector<std::size_t> waiting_;  // kernels ready while the GPU is busy, in order
   std::size_t waiting_head_ = 0;
-  std::int64_t last_kernel_ = InstanceTiming::kNone;  // the GPU's last kernel to end
+  InstanceRef last_kernel_ = InstanceTiming::kNone;  // the GPU's last kernel to end
   std::vector<FlowClass> classes_;
   std::vector<int> class_of_task_;        // per template task: its class, -1 for none
   std::array<int, 3> hot_class_{{-1, -1, -1}};  // the busiest node's NIC tx, rx, CPU

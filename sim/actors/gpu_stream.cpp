@@ -45,12 +45,12 @@ void Executor::run_gpu(int worker, int gpu) {
     if (gpu == 0) recorder_.gpu_busy(in.t, fold_.by_classes() ? busy * fold_.class_size(int(w)) : busy);
     recorder_.timeline().instance(in, t0, now(), lane);
     if (stream == 0) core_.path().gpu_busy(id(in), t0, now());  // the representative GPU
-    const std::int64_t before = gpu_last_[stream];
-    gpu_last_[stream] = std::int64_t(id(in));
+    const InstanceRef before = gpu_last_[stream];
+    gpu_last_[stream] = InstanceRef(id(in));
     if (core_.last_part(in)) {
       // The stream that finished it last says when it started and what it queued behind.
       InstanceTiming& x = core_.timing(in);
-      x.queued_behind = t0 > x.ready_s ? InstanceRef(before) : InstanceTiming::kNone;
+      x.queued_behind = t0 > x.ready_s ? before : InstanceTiming::kNone;
       x.start_s = t0;
       x.slowdown = float(plan_.stragglers.slowdown[std::size_t(in.t)][w]);
       complete(in);
