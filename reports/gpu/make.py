@@ -164,7 +164,8 @@ def main():
           f"{c['other_slowdown']:.2f} | {'yes' if c['covered'] else 'no'} |")
     p()
     for title, path in [("call 2, resnet50 b64 fp32", os.path.join(run, "call2")),
-                        ("2026-11-29, vgg19 b32 bf16", os.path.join(run, "..", "h200_2026-11-29", "call1"))]:
+                        ("2026-11-29, vgg19 b32 bf16", os.path.join(run, "..", "h200_2026-11-29", "call1")),
+                        ("2026-11-29 call 2, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-29", "call2"))]:
         p(f"### The live point (`possim validate --live`, {title})\n")
         p("```")
         with open(os.path.join(ROOT, path, "validate_live.txt")) as f:
