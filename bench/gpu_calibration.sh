@@ -16,7 +16,9 @@
 #            chosen algorithm recorded) of resnet50 at batch 64, vgg19 at 32, inception_v3
 #            at 32, googlenet at 128 and resnet50 at 256, each in fp32 and in bf16 (mixed
 #            precision: bf16 tensors, fp32 accumulation), with each FC layer's SF rebuild
-#            GEMM, and once the pinned and pageable host copies as a bandwidth curve;
+#            GEMM, then 10 whole steps of the prepared layers each waited for per pass and
+#            back to back (the sidecar's step), and once the pinned and pageable host
+#            copies as a bandwidth curve;
 #         1b. compute/communication interference: a GEMM beside a reduce-copy kernel on 8 to
 #            all CTAs (NCCL's ring kernel's shape) and beside copy-engine transfers
 #            (bench/gpu_interference.py, PyTorch and CuPy; --help only in a dry run);
@@ -214,13 +216,13 @@ if [ "$mode" = dry ]; then
     --repeats 3 --warmup 1 --out "$res/roofline.json"
   points=("resnet50 1" "vgg19 1" "inception_v3 1" "googlenet 1" "resnet50 2")
   precisions=(fp32)
-  kopts=(--repeats 1 --warmup 0 --layers 3)
+  kopts=(--repeats 1 --warmup 0 --layers 3 --step-repeats 1)
 else
   [ $roofline -eq 1 ] && step roofline 20 roofline.json "$possim" calibrate roofline --backend gpu --gemm 8192 \
     --copy-mib 1024 --repeats 20 --warmup 3 --out "$res/roofline.json"
   points=("resnet50 64" "vgg19 32" "inception_v3 32" "googlenet 128" "resnet50 256")
   precisions=(fp32 bf16)
-  kopts=(--repeats 10 --warmup 2)
+  kopts=(--repeats 10 --warmup 2 --step-repeats 10)
 fi
 # The kernel points, in order: every point in every precision, or those --kernels names.
 runs=()

@@ -1,6 +1,7 @@
 #include "calibrate/kernels.hpp"
 #include "calibrate/fit_quality.hpp"
 
+#include "kernels/timing.hpp"
 #include "model/input/json_check.hpp"
 #include "model/input/limits.hpp"
 
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace possim::calibrate {
@@ -54,6 +56,8 @@ void summarize(KernelCalibration& cal, const Network& net) {
   }
   for (const auto& [k, w] : work)
     if (w.first > 0 && w.second > 0) cal.kind_flops_per_s[k] = w.first / w.second;
+  cal.step.kernels_sum_s = 0;
+  for (const LayerMeasurement& m : cal.layers) cal.step.kernels_sum_s += m.forward_s() + m.backward_s();
 
   cal.measured.model = net.name;
   cal.measured.batch = batch;
@@ -97,6 +101,37 @@ void summarize(KernelCalibration& cal, const Network& net) {
     cal.copy_fit = fit_line_nonnegative(x, y);  // a fixed cost is never negative: clamped, slope refitted
     cal.copy_fit_ok = cal.copy_fit.slope > 0;
   }
+}
+
+// StepTiming (kernels.hpp): every layer prepared, then whole steps, waited per pass and back
+// to back in turn; the prepared layers are freed before returning.
+StepTiming time_step(const Network& net, int batch, const std::vector<bool>& input_grad, KernelBackend& backend,
+                     const KernelRunOptions& opt, const std::function<void(const std::string&)>& say) {
+  std::vector<std::unique_ptr<PreparedLayer>> layers;
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    layers.push_back(backend.prepare_layer(net.layers[i], batch, input_grad[i]));
+  const auto step = [&](bool wait_each) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto& l : layers) wait_each ? l->forward() : l->launch_forward();
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it) wait_each ? (*it)->backward() : (*it)->launch_backward();
+    backend.synchronize();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int i = 0; i < opt.timing.warmup; ++i) step(true), step(false);
+  std::vector<double> waited, queued;
+  for (int i = 0; i < opt.step_repeats; ++i) {
+    waited.push_back(step(true));
+    queued.push_back(step(false));
+  }
+  StepTiming t;
+  t.repeats = opt.step_repeats;
+  t.waited_s = median(waited);
+  t.back_to_back_s = median(queued);
+  t.waited_min_s = *std::min_element(waited.begin(), waited.end());
+  t.back_to_back_min_s = *std::min_element(queued.begin(), queued.end());
+  say("step (" + std::to_string(t.repeats) + " of each): every pass waited for " + fmt(t.waited_s) +
+      " s, back to back " + fmt(t.back_to_back_s) + " s");
+  return t;
 }
 
 }  // namespace
@@ -152,6 +187,12 @@ KernelCalibration calibrate_kernels(const Network& net, int batch, KernelBackend
   if (!opt.copy_sizes_bytes.empty()) {
     cal.copies = backend.time_copies(opt.copy_sizes_bytes, opt.timing);
     cal.copies_cross_a_bus = backend.copies_cross_a_bus();
+  }
+  if (opt.step_repeats > 0) {
+    if (timed < n)
+      say("step: not timed (only " + std::to_string(timed) + " of " + std::to_string(n) + " layers were)");
+    else
+      cal.step = time_step(net, batch, input_grad, backend, opt, say);
   }
   summarize(cal, net);
   if (cal.copy_fit_ok)
@@ -386,6 +427,18 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
       {"copies", {{"crosses_a_bus", cal.copies_cross_a_bus}, {"points", copies}}},
       {"wall_s", cal.wall_s}};
   if (cal.copy_fit_ok) j["copies"]["fit_pinned"] = to_json(cal.copy_fit);
+  if (cal.step.repeats > 0)
+    j["step"] = {{"repeats", cal.step.repeats},
+                 {"kernels_sum_s", cal.step.kernels_sum_s},
+                 {"waited_s", cal.step.waited_s},
+                 {"waited_min_s", cal.step.waited_min_s},
+                 {"back_to_back_s", cal.step.back_to_back_s},
+                 {"back_to_back_min_s", cal.step.back_to_back_min_s},
+                 {"how",
+                  "whole steps on the prepared layers (forward passes in order, backward in reverse), host wall "
+                  "clock, median of repeats after the warm-up: waited_s waits for every pass before launching the "
+                  "next (possim's live kernels), back_to_back_s queues them all and waits once; kernels_sum_s sums "
+                  "the layers' medians timed one by one"}};
   return j;
 }
 
@@ -483,6 +536,20 @@ KernelCalibration recorded_calibration(const json& side, const Network& net, con
     }
   }
   if (side.contains("wall_s")) cal.wall_s = r.number(side["wall_s"], "wall_s", 0, 1e9, "seconds");
+  if (side.contains("step")) {
+    const json& st = r.object(side["step"], "step", "an object");
+    r.only_known(st, "step", {"repeats", "kernels_sum_s", "waited_s", "waited_min_s", "back_to_back_s",
+                              "back_to_back_min_s", "how"});
+    cal.step.repeats = int(r.integer(r.require(st, "step", "repeats", "a count"), "step.repeats", 1, 1000000, ">= 1"));
+    const auto sec = [&](const char* f) {
+      return r.number(r.require(st, "step", f, "seconds"), std::string("step.") + f, 0, 1e6, "seconds in (0, 1e6]",
+                      /*lo_open=*/true);
+    };
+    cal.step.waited_s = sec("waited_s");
+    cal.step.waited_min_s = sec("waited_min_s");
+    cal.step.back_to_back_s = sec("back_to_back_s");
+    cal.step.back_to_back_min_s = sec("back_to_back_min_s");
+  }
   summarize(cal, net);
   return cal;
 }

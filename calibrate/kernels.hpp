@@ -22,6 +22,9 @@ struct KernelRunOptions {
   int rebuild_peers = 1;  // SF rebuild inner dimension: batch x peers
   std::vector<double> copy_sizes_bytes = default_copy_sizes();
   std::function<void(const std::string&)> progress;  // one line per step, for stderr
+  // Times of whole steps (StepTiming), this many of each kind after `timing.warmup`
+  // warm-up steps; 0: none. Needs every layer timed (max_layers 0).
+  int step_repeats = 0;
 
   static std::vector<double> default_copy_sizes();  // 4 KiB .. 64 MiB, x4 steps
 };
@@ -30,6 +33,21 @@ struct RebuildTiming {
   std::string layer;
   std::int64_t m = 0, n = 0, k = 0;
   KernelTime time;
+};
+
+// One training step's kernels run as a whole, every layer prepared (PreparedLayer): its
+// forward passes in layer order, then its backward passes in reverse, each kind `repeats`
+// times, the two kinds alternating, host wall clock from the first launch to the last
+// kernel's end. `waited_s`: every pass waited for before the next is launched (possim's
+// live kernels); `back_to_back_s`: every pass queued, one wait at the end (a framework's
+// step). Beside the sum of the kernels' medians timed one by one (what a profile holds),
+// they split a step's time into the kernels alone, what running them back to back adds
+// (caches a layer's repeats kept warm, launch gaps) and what waiting after each pass adds.
+struct StepTiming {
+  int repeats = 0;  // 0: not timed
+  double kernels_sum_s = 0;  // the layers' forward + backward medians, summed
+  double waited_s = 0, back_to_back_s = 0;  // medians
+  double waited_min_s = 0, back_to_back_min_s = 0;
 };
 
 struct KernelCalibration {
@@ -49,6 +67,7 @@ struct KernelCalibration {
   bool copies_cross_a_bus = false;
   LineFit copy_fit;  // pinned copies, both directions
   bool copy_fit_ok = false;
+  StepTiming step;
   double wall_s = 0;
 };
 

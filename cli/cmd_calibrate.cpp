@@ -97,7 +97,7 @@ bool progress_wanted(bool quiet) { return !quiet; }
 int cmd_kernels(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string model, backend_name, precision_name, base_ref, out, name, from, roofline;
-  int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1;
+  int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1, step_repeats = 0;
   bool keep_throughput = false, no_copies = false, quiet = false, accept_poor = false;
   desc.add_options()("model", po::value(&model), "zoo model name or layer JSON file")(
       "from", po::value(&from),
@@ -116,6 +116,9 @@ int cmd_kernels(const std::vector<std::string>& args) {
       "time only the first N layers (0: all); the rest are estimated from their kind's achieved "
       "rate")("rebuild-peers", po::value(&peers)->default_value(1),
               "SF rebuild GEMM inner dimension = batch x peers")(
+      "step-repeats", po::value(&step_repeats)->default_value(0),
+      "also time N whole steps on the prepared layers, each pass waited for and back to back (the "
+      "sidecar's step; 0: none)")(
       "base", po::value(&base_ref)->default_value("titanx_maxwell"),
       "profile whose fields are kept where nothing was measured (name or file)")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(
@@ -172,6 +175,8 @@ int cmd_kernels(const std::vector<std::string>& args) {
   if (warmup < 0) throw InputError("--warmup", "", "is negative", "an integer >= 0");
   if (layers < 0) throw InputError("--layers", "", "is negative", "an integer >= 0");
   if (peers < 1) throw InputError("--rebuild-peers", "", "must be at least 1", "an integer >= 1");
+  if (step_repeats < 0 || step_repeats > 1000)
+    throw InputError("--step-repeats", "", std::to_string(step_repeats) + " is out of range", "an integer in [0, 1000]");
   if (!vm.count("repeats")) repeats = backend_name == "gpu" ? 10 : 3;
   if (repeats < 1) throw InputError("--repeats", "", "must be at least 1", "an integer >= 1");
   check_profile_outputs(out);  // before the measurements
@@ -192,6 +197,7 @@ int cmd_kernels(const std::vector<std::string>& args) {
   opt.timing.warmup = warmup;
   opt.max_layers = layers;
   opt.rebuild_peers = peers;
+  opt.step_repeats = step_repeats;
   if (no_copies) opt.copy_sizes_bytes.clear();
   if (progress_wanted(quiet))
     opt.progress = [](const std::string& s) { std::cerr << "calibrate: " << s << '\n'; };

@@ -157,6 +157,8 @@ class GpuLayer final : public PreparedLayer {
 
   void forward() override { run(fwd); }
   void backward() override { run(bwd); }
+  void launch_forward() override { launch(fwd); }
+  void launch_backward() override { launch(bwd); }
   double bytes() const override {
     double b = 0;
     for (const DevBuf& d : bufs_) b += double(d.bytes());
@@ -179,7 +181,8 @@ class GpuLayer final : public PreparedLayer {
   std::vector<Kernel> fwd, bwd;  // in launch order
 
  private:
-  void run(const std::vector<Kernel>& kernels);
+  void run(const std::vector<Kernel>& kernels);     // launched, then waited for
+  void launch(const std::vector<Kernel>& kernels);  // launched only
 
   const CudaBackend* backend_;
   std::vector<DevBuf> bufs_;
@@ -236,6 +239,10 @@ class CudaBackend : public KernelBackend {
   bool copies_cross_a_bus() const override { return true; }
   int device_index() const { return device_; }
   cudaStream_t stream() const { return stream_; }
+  void synchronize() override {
+    CK(cudaSetDevice(device_));
+    CK(cudaStreamSynchronize(stream_));
+  }
 
   nlohmann::json describe() const override {
     int rt = 0, drv = 0, blas_v = 0;
@@ -863,9 +870,13 @@ class CudaBackend : public KernelBackend {
 // kernels have finished: forward(), backward() and time_gpu all synchronize.
 GpuLayer::~GpuLayer() { cudaSetDevice(backend_->device_index()); }
 
-void GpuLayer::run(const std::vector<Kernel>& kernels) {
+void GpuLayer::launch(const std::vector<Kernel>& kernels) {
   CK(cudaSetDevice(backend_->device_index()));
   for (const Kernel& k : kernels) k.run();
+}
+
+void GpuLayer::run(const std::vector<Kernel>& kernels) {
+  launch(kernels);
   CK(cudaStreamSynchronize(backend_->stream()));
 }
 

@@ -67,6 +67,11 @@ class PreparedLayer {
   virtual ~PreparedLayer() = default;
   virtual void forward() = 0;
   virtual void backward() = 0;
+  // The same kernels, queued without waiting for them (a GPU backend returns once they are
+  // launched on its stream; KernelBackend::synchronize waits): how a framework runs a step,
+  // where forward() and backward() wait after every pass. A CPU backend runs them here.
+  virtual void launch_forward() { forward(); }
+  virtual void launch_backward() { backward(); }
   virtual double bytes() const = 0;  // the memory it holds, host or device
 };
 
@@ -97,6 +102,8 @@ class KernelBackend {
   virtual KernelTime time_device_copy(double bytes, const TimingPolicy& p) = 0;
   // True when time_copies measures a real bus (PCIe); false for host memcpy stand-ins.
   virtual bool copies_cross_a_bus() const = 0;
+  // Waits for every kernel its prepared layers launched (PreparedLayer::launch_forward).
+  virtual void synchronize() {}
 };
 
 // A backend that cannot run here (not built, or no device). what() is one clear line.

@@ -172,3 +172,106 @@ TEST_CASE("calibrate roofline: a square GEMM's FLOPs over its median, a copy's b
     CHECK((gpu.err.find("no CUDA device") != std::string::npos || gpu.err.find("GPU backend not built") != std::string::npos));
   }
 }
+
+namespace {
+
+// The CPU backend with every prepared layer's call and every synchronize written to `log`
+// ("F2": layer 2's forward waited for, "f2": launched only; "B"/"b" backward; "S": a wait).
+class LoggingBackend final : public KernelBackend {
+ public:
+  explicit LoggingBackend(std::vector<std::string>& log)
+      : inner_(make_backend("cpu", calibrate::Precision::fp32, 1)), log_(log) {}
+  std::string name() const override { return inner_->name(); }
+  std::string device() const override { return inner_->device(); }
+  nlohmann::json describe() const override { return inner_->describe(); }
+  LayerMeasurement time_layer(const Layer& l, int batch, bool g, const TimingPolicy& p) override {
+    return inner_->time_layer(l, batch, g, p);
+  }
+  std::unique_ptr<PreparedLayer> prepare_layer(const Layer& l, int batch, bool g) override {
+    return std::make_unique<Logged>(inner_->prepare_layer(l, batch, g), std::to_string(prepared_++), log_);
+  }
+  std::unique_ptr<PreparedLayer> prepare_rebuild(std::int64_t m, std::int64_t n, std::int64_t k) override {
+    return inner_->prepare_rebuild(m, n, k);
+  }
+  KernelTime time_rebuild(std::int64_t m, std::int64_t n, std::int64_t k, const TimingPolicy& p) override {
+    return inner_->time_rebuild(m, n, k, p);
+  }
+  std::vector<CopyPoint> time_copies(const std::vector<double>& s, const TimingPolicy& p) override {
+    return inner_->time_copies(s, p);
+  }
+  KernelTime time_device_copy(double bytes, const TimingPolicy& p) override { return inner_->time_device_copy(bytes, p); }
+  bool copies_cross_a_bus() const override { return inner_->copies_cross_a_bus(); }
+  void synchronize() override { log_.push_back("S"); }
+
+ private:
+  struct Logged final : PreparedLayer {
+    Logged(std::unique_ptr<PreparedLayer> in, std::string id, std::vector<std::string>& log)
+        : in_(std::move(in)), id_(std::move(id)), log_(log) {}
+    void forward() override { log_.push_back("F" + id_), in_->forward(); }
+    void backward() override { log_.push_back("B" + id_), in_->backward(); }
+    void launch_forward() override { log_.push_back("f" + id_), in_->forward(); }
+    void launch_backward() override { log_.push_back("b" + id_), in_->backward(); }
+    double bytes() const override { return in_->bytes(); }
+    std::unique_ptr<PreparedLayer> in_;
+    std::string id_;
+    std::vector<std::string>& log_;
+  };
+  std::unique_ptr<KernelBackend> inner_;
+  std::vector<std::string>& log_;
+  int prepared_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("whole steps run every layer forward then backward in reverse each pass waited for and back to back",
+          "[calibrate]") {
+  const Network net = make_zoo_network("cifar10_quick");
+  std::vector<std::string> log;
+  LoggingBackend backend(log);
+  KernelRunOptions opt;
+  opt.timing = {1, 1};  // one warm-up step of each kind, then the repeats
+  opt.copy_sizes_bytes.clear();
+  opt.step_repeats = 3;
+  const KernelCalibration cal = calibrate_kernels(net, 4, backend, opt);
+
+  // Every step of either kind: forward 0..n-1, backward n-1..0, one wait; the kinds in turn.
+  const std::size_t n = net.layers.size();
+  std::vector<std::string> want;
+  for (int step = 0; step < 2 * (1 + opt.step_repeats); ++step) {
+    const bool waited = step % 2 == 0;
+    for (std::size_t i = 0; i < n; ++i) want.push_back((waited ? "F" : "f") + std::to_string(i));
+    for (std::size_t i = n; i-- > 0;) want.push_back((waited ? "B" : "b") + std::to_string(i));
+    want.push_back("S");
+  }
+  CHECK(log == want);
+
+  REQUIRE(cal.step.repeats == 3);
+  double sum = 0;
+  for (const LayerMeasurement& m : cal.layers) sum += m.forward_s() + m.backward_s();
+  CHECK(cal.step.kernels_sum_s == Approx(sum).epsilon(1e-12));
+  // A step runs the same kernels as the layers timed one by one: on a CPU, about as long.
+  for (const double s : {cal.step.waited_s, cal.step.back_to_back_s}) {
+    CHECK(s > 0.3 * sum);
+    CHECK(s < 5 * sum);
+  }
+  CHECK(cal.step.waited_min_s <= cal.step.waited_s);
+  CHECK(cal.step.back_to_back_min_s <= cal.step.back_to_back_s);
+
+  // Written into the sidecar and read back from it.
+  const Profile base = load_profile("titanx_maxwell");
+  const nlohmann::json side = kernel_sidecar(cal, base);
+  REQUIRE(side.contains("step"));
+  const KernelCalibration back = recorded_calibration(side, net, "sidecar");
+  CHECK(back.step.repeats == 3);
+  CHECK(back.step.waited_s == cal.step.waited_s);
+  CHECK(back.step.back_to_back_min_s == cal.step.back_to_back_min_s);
+  CHECK(back.step.kernels_sum_s == Approx(sum).epsilon(1e-12));
+  nlohmann::json bad = side;
+  bad["step"]["waited_s"] = -1;
+  CHECK_THROWS_WITH(recorded_calibration(bad, net, "sidecar"), Catch::Contains("step.waited_s"));
+
+  // Not every layer timed: no step.
+  KernelRunOptions part = opt;
+  part.max_layers = 2;
+  CHECK(calibrate_kernels(net, 4, backend, part).step.repeats == 0);
+}
