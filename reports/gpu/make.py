@@ -165,13 +165,37 @@ def main():
     p()
     for title, path in [("call 2, resnet50 b64 fp32", os.path.join(run, "call2")),
                         ("2026-11-29, vgg19 b32 bf16", os.path.join(run, "..", "h200_2026-11-29", "call1")),
-                        ("2026-11-29 call 2, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-29", "call2"))]:
+                        ("2026-11-29 call 2, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-29", "call2")),
+                        ("2026-11-30, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-30", "call1"))]:
         p(f"### The live point (`possim validate --live`, {title})\n")
         p("```")
         with open(os.path.join(ROOT, path, "validate_live.txt")) as f:
             p("\n".join(line.rstrip() for line in f if not line.startswith("possim live:")).strip())
         p("```")
         p()
+
+    steps = os.path.join(run, "..", "h200_2026-11-30", "call1")
+    # The live step of the same kernels: this call's live point, or an earlier call's.
+    live = {"resnet50_b64_bf16": steps,
+            "vgg19_b32_bf16": os.path.join(run, "..", "h200_2026-11-29", "call1"),
+            "resnet50_b64_fp32": os.path.join(run, "call2")}
+    p("### One step four ways (`calibrate kernels --step-repeats 10`, 2026-11-30)\n")
+    p("The same kernels: their medians timed one by one and summed (what a measured profile holds, and what "
+      "possim predicts a step from); whole steps on the prepared layers with every pass waited for before the "
+      "next is launched (how possim's live kernels run) and back to back, queued with one wait at the end (how "
+      "a framework runs a step); and the live step of `possim validate --live` (1 node). Medians of 10 steps "
+      "(host wall clock); `%` against the summed medians.\n")
+    p("| point | kernels' medians summed ms | each pass waited for ms | back to back ms | live step ms (call) |")
+    p("|---|---:|---:|---:|---:|")
+    for name in ["resnet50_b64_fp32", "resnet50_b64_bf16", "vgg19_b32_bf16"]:
+        st = load(os.path.join(steps, "kernels", name + ".calibration.json"))["step"]
+        k = st["kernels_sum_s"]
+        lv = load(os.path.join(live[name], "validate_live.json"))["points"][0]["measured_iteration_s"]
+        call = os.path.relpath(os.path.normpath(os.path.join(ROOT, live[name])), os.path.join(ROOT, "traces", "gpu"))
+        p(f"| {name.replace('_', ' ')} | {k * 1e3:.1f} | {st['waited_s'] * 1e3:.1f} ({100 * (st['waited_s'] / k - 1):+.1f}%) | "
+          f"{st['back_to_back_s'] * 1e3:.1f} ({100 * (st['back_to_back_s'] / k - 1):+.1f}%) | "
+          f"{lv * 1e3:.1f} ({100 * (lv / k - 1):+.1f}%, {call}) |")
+    p()
 
 
 if __name__ == "__main__":
