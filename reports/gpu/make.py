@@ -166,7 +166,8 @@ def main():
     for title, path in [("call 2, resnet50 b64 fp32", os.path.join(run, "call2")),
                         ("2026-11-29, vgg19 b32 bf16", os.path.join(run, "..", "h200_2026-11-29", "call1")),
                         ("2026-11-29 call 2, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-29", "call2")),
-                        ("2026-11-30, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-30", "call1"))]:
+                        ("2026-11-30, resnet50 b64 bf16", os.path.join(run, "..", "h200_2026-11-30", "call1")),
+                        ("2026-11-30 call 2, inception_v3 b32 bf16", os.path.join(run, "..", "h200_2026-11-30", "call2"))]:
         p(f"### The live point (`possim validate --live`, {title})\n")
         p("```")
         with open(os.path.join(ROOT, path, "validate_live.txt")) as f:
@@ -174,12 +175,17 @@ def main():
         p("```")
         p()
 
-    steps = os.path.join(run, "..", "h200_2026-11-30", "call1")
-    # The live step of the same kernels: this call's live point, or an earlier call's.
-    live = {"resnet50_b64_bf16": steps,
+    day = os.path.join(run, "..", "h200_2026-11-30")
+    # Where each point's steps were timed, and the live step of the same kernels where one
+    # ran (that call's live point, or an earlier call's; None: none in that precision).
+    steps = {"resnet50_b64_fp32": "call1", "resnet50_b64_bf16": "call1", "vgg19_b32_bf16": "call1",
+             "inception_v3_b32_fp32": "call2", "inception_v3_b32_bf16": "call2", "googlenet_b128_bf16": "call2"}
+    live = {"resnet50_b64_bf16": os.path.join(day, "call1"),
             "vgg19_b32_bf16": os.path.join(run, "..", "h200_2026-11-29", "call1"),
-            "resnet50_b64_fp32": os.path.join(run, "call2")}
-    p("### One step four ways (`calibrate kernels --step-repeats 10`, 2026-11-30)\n")
+            "resnet50_b64_fp32": os.path.join(run, "call2"),
+            "inception_v3_b32_bf16": os.path.join(day, "call2"),
+            "inception_v3_b32_fp32": None, "googlenet_b128_bf16": None}
+    p("### One step four ways (`calibrate kernels --step-repeats 10`, 2026-11-30, calls 1 and 2)\n")
     p("The same kernels: their medians timed one by one and summed (what a measured profile holds, and what "
       "possim predicts a step from); whole steps on the prepared layers with every pass waited for before the "
       "next is launched (how possim's live kernels run) and back to back, queued with one wait at the end (how "
@@ -187,14 +193,16 @@ def main():
       "(host wall clock); `%` against the summed medians.\n")
     p("| point | kernels' medians summed ms | each pass waited for ms | back to back ms | live step ms (call) |")
     p("|---|---:|---:|---:|---:|")
-    for name in ["resnet50_b64_fp32", "resnet50_b64_bf16", "vgg19_b32_bf16"]:
-        st = load(os.path.join(steps, "kernels", name + ".calibration.json"))["step"]
+    for name, where in steps.items():
+        st = load(os.path.join(day, where, "kernels", name + ".calibration.json"))["step"]
         k = st["kernels_sum_s"]
-        lv = load(os.path.join(live[name], "validate_live.json"))["points"][0]["measured_iteration_s"]
-        call = os.path.relpath(os.path.normpath(os.path.join(ROOT, live[name])), os.path.join(ROOT, "traces", "gpu"))
+        lv = "-"
+        if live[name]:
+            t = load(os.path.join(live[name], "validate_live.json"))["points"][0]["measured_iteration_s"]
+            call = os.path.relpath(os.path.normpath(os.path.join(ROOT, live[name])), os.path.join(ROOT, "traces", "gpu"))
+            lv = f"{t * 1e3:.1f} ({100 * (t / k - 1):+.1f}%, {call})"
         p(f"| {name.replace('_', ' ')} | {k * 1e3:.1f} | {st['waited_s'] * 1e3:.1f} ({100 * (st['waited_s'] / k - 1):+.1f}%) | "
-          f"{st['back_to_back_s'] * 1e3:.1f} ({100 * (st['back_to_back_s'] / k - 1):+.1f}%) | "
-          f"{lv * 1e3:.1f} ({100 * (lv / k - 1):+.1f}%, {call}) |")
+          f"{st['back_to_back_s'] * 1e3:.1f} ({100 * (st['back_to_back_s'] / k - 1):+.1f}%) | {lv} |")
     p()
 
 
