@@ -209,8 +209,8 @@ class LoggingBackend final : public KernelBackend {
         : in_(std::move(in)), id_(std::move(id)), log_(log) {}
     void forward() override { log_.push_back("F" + id_), in_->forward(); }
     void backward() override { log_.push_back("B" + id_), in_->backward(); }
-    void launch_forward() override { log_.push_back("f" + id_), in_->forward(); }
-    void launch_backward() override { log_.push_back("b" + id_), in_->backward(); }
+    void launch_forward() override { log_.push_back("f" + id_), in_->launch_forward(); }
+    void launch_backward() override { log_.push_back("b" + id_), in_->launch_backward(); }
     double bytes() const override { return in_->bytes(); }
     std::unique_ptr<PreparedLayer> in_;
     std::string id_;
