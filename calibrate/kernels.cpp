@@ -228,7 +228,13 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
       " timed runs after " + std::to_string(cal.timing.warmup) +
       " warm-up per kernel; forward = forward kernels, backward = backward-data + "
       "backward-filter (+ bias); kernels, algorithms and library versions in the "
-      "calibration sidecar";
+      "calibration sidecar" +
+      (cal.queued_step_scale > 0
+           ? "; then every layer scaled by " + fmt(cal.queued_step_scale) + " to a queued step: the back-to-back step (" +
+                 fmt(cal.step.back_to_back_s) + " s, median of " + std::to_string(cal.step.repeats) +
+                 ") / the summed kernel medians (" + fmt(cal.step.kernels_sum_s) +
+                 " s), the host time each kernel timed alone carries and a queue hides"
+           : std::string());
   MeasuredModel m = cal.measured;
   m.source = how;
   // The kernels' math: bf16 kernels are what both bf16 and amp_bf16 runs execute.
@@ -265,6 +271,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
   // A kind the model lacks keeps the base's achieved rate (its efficiency rescaled to the new
   // peak). Tensor-core kernels (tf32, bf16) fill that math's peak and its conv/fc efficiencies:
   // the fp32 fields stay the base's (memory-bound kinds run at the fp32 rate scaled by bytes).
+  const std::string queued = cal.queued_step_scale > 0 ? " (in a queued step, as the measured block)" : "";
   const possim::Precision prec = m.precision;
   const bool tensor = prec != possim::Precision::fp32;
   const std::string math = math_of(prec);
@@ -284,7 +291,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
     p.kind_efficiency_by_math[math] = eff;
     p.sources["peak_flops_per_s_by_precision"] =
         "the " + math + " peak is not a datasheet peak: the fastest achieved " + math + " rate of conv or fc in the " +
-        cal.model + " calibration (" + fmt(peak) + " FLOP/s; base profile had " +
+        cal.model + " calibration" + queued + " (" + fmt(peak) + " FLOP/s; base profile had " +
         (old_peak > 0 ? fmt(old_peak) : std::string("none")) + "); other maths from base " + base.name;
     // Each math's efficiencies have their own "; "-separated note: this math's is replaced.
     const auto old_notes = base.sources.find("kind_efficiency_by_precision");
@@ -299,7 +306,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
       at = end + 2;
     }
     p.sources["kind_efficiency_by_precision"] = notes + (notes.empty() ? "" : "; ") + own + "efficiencies of " + kinds +
-                                                ": achieved " + math + " FLOP/s of the timed layers of " + cal.model +
+                                                ": achieved " + math + " FLOP/s of the timed layers of " + cal.model + queued +
                                                 " / that peak";
   } else if (peak > 0) {
     const double old_peak = base.peak_flops_per_s;
@@ -330,9 +337,9 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
     }
     p.sources["peak_flops_per_s"] =
         "not a datasheet peak: the fastest achieved rate of any layer kind in the " + cal.model +
-        " calibration (" + fmt(peak) + " FLOP/s; base profile had " + fmt(old_peak) + ")";
+        " calibration" + queued + " (" + fmt(peak) + " FLOP/s; base profile had " + fmt(old_peak) + ")";
     p.sources["kind_efficiency"] =
-        "achieved FLOP/s of each kind / peak_flops_per_s, from the timed layers of " + cal.model +
+        "achieved FLOP/s of each kind / peak_flops_per_s, from the timed layers of " + cal.model + queued +
         " (zoo FLOP counts): " + measured_kinds +
         (kept.empty() ? std::string()
                       : "; not in the model, the achieved rate of base " + base.name + " kept (at most the new peak): " + kept);
@@ -427,6 +434,7 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
       {"copies", {{"crosses_a_bus", cal.copies_cross_a_bus}, {"points", copies}}},
       {"wall_s", cal.wall_s}};
   if (cal.copy_fit_ok) j["copies"]["fit_pinned"] = to_json(cal.copy_fit);
+  if (cal.queued_step_scale > 0) j["queued_step_scale"] = cal.queued_step_scale;
   if (cal.step.repeats > 0)
     j["step"] = {{"repeats", cal.step.repeats},
                  {"kernels_sum_s", cal.step.kernels_sum_s},

@@ -68,6 +68,9 @@ struct KernelCalibration {
   LineFit copy_fit;  // pinned copies, both directions
   bool copy_fit_ok = false;
   StepTiming step;
+  // 0: the layers' seconds are their kernels' medians timed one by one; else the factor
+  // they were scaled by to the back-to-back step (scale_to_queued_step, queued_step.hpp).
+  double queued_step_scale = 0;
   double wall_s = 0;
 };
 

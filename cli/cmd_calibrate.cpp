@@ -17,6 +17,7 @@
 #include "calibrate/exchange/exchange.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "calibrate/kernels.hpp"
+#include "calibrate/queued_step.hpp"
 #include "model/input/measurements.hpp"
 #include "calibrate/profile_json.hpp"
 #include "cli/commands.hpp"
@@ -98,10 +99,14 @@ int cmd_kernels(const std::vector<std::string>& args) {
   po::options_description desc("options");
   std::string model, backend_name, precision_name, base_ref, out, name, from, roofline;
   int batch = 32, repeats = 0, warmup = 1, layers = 0, peers = 1, step_repeats = 0;
-  bool keep_throughput = false, no_copies = false, quiet = false, accept_poor = false;
+  bool keep_throughput = false, no_copies = false, quiet = false, accept_poor = false, queued_step = false;
   desc.add_options()("model", po::value(&model), "zoo model name or layer JSON file")(
       "from", po::value(&from),
       "no backend: a recorded run (NAME.calibration.json) made into a profile on --base")(
+      "queued-step", po::bool_switch(&queued_step),
+      "with --from: every layer's seconds scaled by the run's back-to-back step / its summed kernel medians (a "
+      "framework's queued step, which hides the host time each kernel timed alone carries; needs a run recorded "
+      "with --step-repeats)")(
       "roofline", po::value(&roofline),
       "a possim calibrate roofline file of the same device: its copy rate times the optimizer step")(
       "batch", po::value(&batch)->default_value(32), "images per GPU")(
@@ -157,18 +162,22 @@ int cmd_kernels(const std::vector<std::string>& args) {
     r.object(side, "", "a calibration sidecar");
     const Network net = load_network(r.label(r.require(side, "", "model", "the model timed"), "model", 128, "a model"), ".");
     const Profile base = load_profile(base_ref, ".");
-    const cal::KernelCalibration c = cal::recorded_calibration(side, net, from);
+    cal::KernelCalibration c = cal::recorded_calibration(side, net, from);
+    if (queued_step) cal::scale_to_queued_step(c, from);
     Profile p = cal::calibrated_profile(base, c, name, keep_throughput);
     if (optimizer) optimizer->apply_to(p);
     if (poor_copy_fit(c, accept_poor, out, p)) return kPoorFitExit;
     nlohmann::json sidecar = cal::kernel_sidecar(c, base);
-    sidecar["recorded"] = "timed on " + c.device + " and made into this profile by possim calibrate kernels --from " + from;
+    sidecar["recorded"] = "timed on " + c.device + " and made into this profile by possim calibrate kernels --from " + from +
+                         (queued_step ? " --queued-step" : "");
     cal::write_profile_with_sidecar(p, sidecar, out);
     if (!quiet) std::cerr << "calibrate: " << net.name << " at batch " << c.batch << " on " << c.device << " (recorded in "
                           << from << ") on base " << base.name << ": wrote " << out << '\n';
     return 0;
   }
   if (model.empty()) throw InputError("--model", "", "missing", "a zoo model name or layer JSON file (or --from)");
+  if (queued_step)
+    throw InputError("--queued-step", "", "scales a recorded run", "--from RUN.calibration.json (a run recorded with --step-repeats)");
   if (batch < 1)
     throw InputError("--batch", "", std::to_string(batch) + " is not a batch size",
                      "an integer >= 1");

@@ -113,11 +113,12 @@ def main():
         with open(os.path.join(out, "results.csv")) as f:
             return list(csv.DictReader(f))
 
-    p("### One GPU: possim's iteration time with the derived profile and with the measured one\n")
+    p("### One GPU: possim's iteration time with the derived profile, the measured one and the queued one\n")
     p("`possim run --engine analytic`, strategy `single`, 1 node of 1 GPU; the measured profile uses the "
-      "timed layers themselves (its measured blocks).\n")
-    p("| model | batch | precision | derived h200: s | h200_measured: s | derived / measured |")
-    p("|---|---:|---|---:|---:|---:|")
+      "timed layers themselves (its measured blocks); the queued one (`h200_queued`) the runs whose steps were "
+      "timed, each scaled to its back-to-back step, and its refitted kind rates for the other points.\n")
+    p("| model | batch | precision | derived h200: s | h200_measured: s | derived / measured | h200_queued: s | queued / measured |")
+    p("|---|---:|---|---:|---:|---:|---:|---:|")
     for model, batch, prec in [("googlenet", 128, "fp32"), ("inception_v3", 32, "fp32"), ("vgg19", 32, "fp32"),
                                ("resnet50", 64, "fp32"), ("resnet50", 256, "fp32"), ("resnet50", 64, "amp_bf16"), ("googlenet", 128, "amp_bf16"),
                                ("inception_v3", 32, "amp_bf16"), ("vgg19", 32, "amp_bf16"),
@@ -126,27 +127,31 @@ def main():
               "cluster": {"nodes": [1], "nic_gbps": [100]}, "strategies": ["single"], "iterations": 3, "seed": 1}
         d = float(run_scenario(sc, "h200")[0]["iteration_s"])
         m = float(run_scenario(sc, "h200_measured")[0]["iteration_s"])
-        p(f"| {model} | {batch} | {prec} | {d:.4f} | {m:.4f} | {d / m:.2f} |")
+        q = float(run_scenario(sc, "h200_queued")[0]["iteration_s"])
+        p(f"| {model} | {batch} | {prec} | {d:.4f} | {m:.4f} | {d / m:.2f} | {q:.4f} | {q / m:.2f} |")
     p()
 
-    p("### scenarios/today with the H200's derived and measured profiles\n")
-    p("Each H100 scenario run with `\"profile\"` set to `h200` (datasheet-derived) and to `h200_measured`, "
-      "`--engine analytic`: the measured profile's iteration time over the derived one's, over the "
-      "scenario's points, and each strategy's images/s at its largest point.\n")
-    p("| scenario | points | measured / derived iteration s: median (min-max) | at the largest point: strategy images/s derived -> measured |")
-    p("|---|---:|---|---|")
+    p("### scenarios/today with the H200's derived, measured and queued profiles\n")
+    p("Each H100 scenario run with `\"profile\"` set to `h200` (datasheet-derived), to `h200_measured` and to "
+      "`h200_queued`, `--engine analytic`: the measured and queued profiles' iteration times over the derived "
+      "one's, over the scenario's points, and each strategy's images/s at its largest point.\n")
+    p("| scenario | points | measured / derived iteration s: median (min-max) | queued / derived: median (min-max) | at the largest point: strategy images/s derived -> measured -> queued |")
+    p("|---|---:|---|---|---|")
     for name in ["h100_resnet50", "h100_resnet50_amp", "h100_resnet50_rails", "h100_fc_stack_3b"]:
         sc = load(f"scenarios/today/{name}.json")
         if isinstance(sc.get("model"), str) and sc["model"].endswith(".json"):
             sc["model"] = os.path.join(ROOT, "scenarios", "today", sc["model"])
         d = run_scenario(sc, "h200")
         m = run_scenario(sc, "h200_measured")
+        q = run_scenario(sc, "h200_queued")
         ratios = [float(y["iteration_s"]) / float(x["iteration_s"]) for x, y in zip(d, m)]
+        queued = [float(y["iteration_s"]) / float(x["iteration_s"]) for x, y in zip(d, q)]
         big = max(int(x["nodes"]) for x in d)
         fast = max(float(x["nic_gbps"]) for x in d)
-        last = [f"{x['strategy']} {float(x['images_per_s']):.0f} -> {float(y['images_per_s']):.0f}"
-                for x, y in zip(d, m) if int(x["nodes"]) == big and float(x["nic_gbps"]) == fast]
+        last = [f"{x['strategy']} {float(x['images_per_s']):.0f} -> {float(y['images_per_s']):.0f} -> {float(z['images_per_s']):.0f}"
+                for x, y, z in zip(d, m, q) if int(x["nodes"]) == big and float(x["nic_gbps"]) == fast]
         p(f"| {name} | {len(ratios)} | {statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+          f"{statistics.median(queued):.2f} ({min(queued):.2f}-{max(queued):.2f}) | "
           f"{big} nodes, {fast:g} Gbit/s: " + "; ".join(last) + " |")
     p()
 
@@ -203,6 +208,60 @@ def main():
             lv = f"{t * 1e3:.1f} ({100 * (t / k - 1):+.1f}%, {call})"
         p(f"| {name.replace('_', ' ')} | {k * 1e3:.1f} | {st['waited_s'] * 1e3:.1f} ({100 * (st['waited_s'] / k - 1):+.1f}%) | "
           f"{st['back_to_back_s'] * 1e3:.1f} ({100 * (st['back_to_back_s'] / k - 1):+.1f}%) | {lv} |")
+    p()
+    held_out(a.possim, day, steps, run_scenario, tmp, p)
+
+
+def held_out(possim, day, steps, run_scenario, tmp, p):
+    """Each model's steps predicted by a profile made without it (its blocks and its kind rates):
+    the runs with steps timed chained as make_queued_profile.sh does, the model left out, with
+    and without --queued-step; against the run's back-to-back step and its summed medians."""
+    order = ["inception_v3_b32_fp32", "resnet50_b64_fp32", "googlenet_b128_bf16", "inception_v3_b32_bf16",
+             "vgg19_b32_bf16", "resnet50_b64_bf16"]
+
+    def chain(runs, queued, tag):
+        base = "h200"
+        for i, name in enumerate(runs):
+            out = os.path.join(tmp, f"{tag}_{i}.json")
+            side = os.path.join(ROOT, day, steps[name], "kernels", name + ".calibration.json")
+            cmd = [possim, "calibrate", "kernels", "--from", side, "--base", base, "--name", tag, "--out", out, "-q"]
+            r = subprocess.run(cmd + (["--queued-step"] if queued else []), cwd=ROOT, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"make.py: possim calibrate kernels failed: {r.stderr}")
+            base = out
+        return base
+
+    def iteration(name, profile):
+        model, b, prec = name.split("_b")[0], int(name.split("_b")[1].split("_")[0]), name.split("_")[-1]
+        sc = {"name": "one_gpu", "model": model, "batch_per_gpu": b, "precision": "amp_bf16" if prec == "bf16" else prec,
+              "cluster": {"nodes": [1], "nic_gbps": [100]}, "strategies": ["single"], "iterations": 3, "seed": 1}
+        return float(run_scenario(sc, profile)[0]["iteration_s"])
+
+    full = {q: chain(order, q, "all_q" if q else "all_m") for q in (True, False)}
+    p("### Held out: a model's step predicted by a profile made without it\n")
+    p("The six runs above with steps timed, chained into a profile as `traces/gpu/h200_2026-11-30/"
+      "make_queued_profile.sh` does, leaving out one model (its measured blocks and the kind rates its runs "
+      "fitted): its steps then come from the other models' kind rates. *queued*: every run scaled to its "
+      "back-to-back step (`--queued-step`), the prediction against that step; *one by one*: the kernels' "
+      "medians as timed, against their sum. Each prediction is possim's one-GPU iteration (`run --engine "
+      "analytic`, `single`) less the optimizer step, taken as the full chain's iteration less the run's own "
+      "block.\n")
+    p("| run held out | queued: predicted ms | back to back ms | error | one by one: predicted ms | medians summed ms | error |")
+    p("|---|---:|---:|---:|---:|---:|---:|")
+    errors = {True: [], False: []}
+    for name in order:
+        model = name.split("_b")[0]
+        st = load(os.path.join(day, steps[name], "kernels", name + ".calibration.json"))["step"]
+        cells = []
+        for q in (True, False):
+            own = st["back_to_back_s"] if q else st["kernels_sum_s"]
+            without = chain([n for n in order if not n.startswith(model + "_")], q, f"{model}_{q}")
+            # The full chain's iteration holds the run's own block: the rest is the optimizer step.
+            predicted = iteration(name, without) - (iteration(name, full[q]) - own)
+            errors[q].append(abs(predicted / own - 1))
+            cells.append(f"{predicted * 1e3:.1f} | {own * 1e3:.1f} | {100 * (predicted / own - 1):+.1f}%")
+        p(f"| {name.replace('_', ' ')} | " + " | ".join(cells) + " |")
+    p(f"| mean absolute error | | | {100 * statistics.mean(errors[True]):.1f}% | | | {100 * statistics.mean(errors[False]):.1f}% |")
     p()
 
 
