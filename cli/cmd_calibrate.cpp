@@ -172,7 +172,9 @@ int cmd_kernels(const std::vector<std::string>& args) {
                          (queued_step ? " --queued-step" : "");
     cal::write_profile_with_sidecar(p, sidecar, out);
     if (!quiet) std::cerr << "calibrate: " << net.name << " at batch " << c.batch << " on " << c.device << " (recorded in "
-                          << from << ") on base " << base.name << ": wrote " << out << '\n';
+                          << from << ") on base " << base.name
+                          << (queued_step ? ", every layer scaled by " + g4(c.queued_step_scale) + " to its queued step" : "")
+                          << ": wrote " << out << '\n';
     return 0;
   }
   if (model.empty()) throw InputError("--model", "", "missing", "a zoo model name or layer JSON file (or --from)");
