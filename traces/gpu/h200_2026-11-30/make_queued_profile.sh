@@ -5,36 +5,16 @@
 # step / its summed kernel medians), on the datasheet-derived profiles/h200.json (which keeps
 # what a single GPU cannot measure: the network, the server, NVLink).
 # Each step adds one run's measured block (used exactly for that model, batch and precision)
-# and refits the efficiencies of the kinds it timed, as traces/gpu/h200_2026-11-27/
-# make_profile.sh does for h200_measured: the last fp32 run (resnet50, batch 64) sets the fp32
-# peak, the last bf16 run (resnet50, batch 64 too) the bf16 peak and conv/fc efficiencies.
+# and refits the efficiencies of the kinds it timed, as ../h200_2026-11-27/make_profile.sh
+# does for h200_measured: the last fp32 run (resnet50, batch 64) sets the fp32 peak, the last
+# bf16 run (resnet50, batch 64 too) the bf16 peak and conv/fc efficiencies.
 # Models without a run here (googlenet and vgg19 in fp32, resnet50 at batch 256) take the
 # fitted kind rates, which are queued-step rates too.
-# Needs no GPU: the recorded timings are read back.
+# Needs no GPU: the recorded timings are read back (../chain_profile.sh).
 set -eu
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-possim=${POSSIM:-$root/build/cli/possim}
 here=traces/gpu/h200_2026-11-30
-cd "$root"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-base=h200
-i=0
-for run in call2/kernels/inception_v3_b32_fp32 call1/kernels/resnet50_b64_fp32 call2/kernels/googlenet_b128_bf16 \
-           call2/kernels/inception_v3_b32_bf16 call1/kernels/vgg19_b32_bf16 call1/kernels/resnet50_b64_bf16; do
-  i=$((i + 1))
-  "$possim" calibrate kernels --from "$here/$run.calibration.json" --queued-step --base "$base" --name h200_queued \
-    --roofline traces/gpu/h200_2026-11-27/call1/roofline.json \
-    --out "$tmp/step$i.json" -q
-  base=$tmp/step$i.json
-done
-cp "$base" profiles/h200_queued.json
-# The last step's sidecar names its base by a temporary path: say what it was instead.
-python3 - "${base%.json}.calibration.json" profiles/h200_queued.calibration.json <<'PY'
-import json, sys
-side = json.load(open(sys.argv[1]))
-side["base_profile"]["path"] = "the profile of the step before, in make_queued_profile.sh"
-json.dump(side, open(sys.argv[2], "w"), indent=2)
-open(sys.argv[2], "a").write("\n")
-PY
-echo "wrote profiles/h200_queued.json"
+exec "$(dirname "$0")/../chain_profile.sh" h200_queued h200 traces/gpu/h200_2026-11-27/call1/roofline.json \
+  --queued-step -- \
+  "$here/call2/kernels/inception_v3_b32_fp32" "$here/call1/kernels/resnet50_b64_fp32" \
+  "$here/call2/kernels/googlenet_b128_bf16" "$here/call2/kernels/inception_v3_b32_bf16" \
+  "$here/call1/kernels/vgg19_b32_bf16" "$here/call1/kernels/resnet50_b64_bf16"
