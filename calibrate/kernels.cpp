@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 
 namespace possim::calibrate {
 
@@ -110,18 +111,39 @@ StepTiming time_step(const Network& net, int batch, const std::vector<bool>& inp
   std::vector<std::unique_ptr<PreparedLayer>> layers;
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     layers.push_back(backend.prepare_layer(net.layers[i], batch, input_grad[i]));
-  const auto step = [&](bool wait_each) {
+  const std::size_t n = layers.size();
+  // Per layer, the back-to-back steps' times between the marks around its passes.
+  std::vector<std::vector<double>> fwd(n), bwd(n);
+  const auto step = [&](bool wait_each, bool keep) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (auto& l : layers) wait_each ? l->forward() : l->launch_forward();
-    for (auto it = layers.rbegin(); it != layers.rend(); ++it) wait_each ? (*it)->backward() : (*it)->launch_backward();
+    if (!wait_each) backend.mark();
+    for (auto& l : layers) {
+      if (wait_each) l->forward();
+      else l->launch_forward(), backend.mark();
+    }
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+      if (wait_each) (*it)->backward();
+      else (*it)->launch_backward(), backend.mark();
+    }
     backend.synchronize();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!wait_each) {
+      const std::vector<double> passes = backend.marked_intervals_s();
+      if (passes.size() != 2 * n)
+        throw std::runtime_error("step timing: " + std::to_string(passes.size()) + " intervals between marks for " +
+                                 std::to_string(2 * n) + " passes");
+      for (std::size_t i = 0; keep && i < n; ++i) {
+        fwd[i].push_back(passes[i]);
+        bwd[i].push_back(passes[2 * n - 1 - i]);
+      }
+    }
+    return s;
   };
-  for (int i = 0; i < opt.timing.warmup; ++i) step(true), step(false);
+  for (int i = 0; i < opt.timing.warmup; ++i) step(true, false), step(false, false);
   std::vector<double> waited, queued;
   for (int i = 0; i < opt.step_repeats; ++i) {
-    waited.push_back(step(true));
-    queued.push_back(step(false));
+    waited.push_back(step(true, true));
+    queued.push_back(step(false, true));
   }
   StepTiming t;
   t.repeats = opt.step_repeats;
@@ -129,6 +151,10 @@ StepTiming time_step(const Network& net, int batch, const std::vector<bool>& inp
   t.back_to_back_s = median(queued);
   t.waited_min_s = *std::min_element(waited.begin(), waited.end());
   t.back_to_back_min_s = *std::min_element(queued.begin(), queued.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    t.queued_forward_s.push_back(median(fwd[i]));
+    t.queued_backward_s.push_back(median(bwd[i]));
+  }
   say("step (" + std::to_string(t.repeats) + " of each): every pass waited for " + fmt(t.waited_s) +
       " s, back to back " + fmt(t.back_to_back_s) + " s");
   return t;
@@ -230,10 +256,15 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
       "backward-filter (+ bias); kernels, algorithms and library versions in the "
       "calibration sidecar" +
       (cal.queued_step_scale > 0
-           ? "; then every layer scaled by " + fmt(cal.queued_step_scale) + " to a queued step: the back-to-back step (" +
-                 fmt(cal.step.back_to_back_s) + " s, median of " + std::to_string(cal.step.repeats) +
-                 ") / the summed kernel medians (" + fmt(cal.step.kernels_sum_s) +
-                 " s), the host time each kernel timed alone carries and a queue hides"
+           ? (cal.step.queued_forward_s.empty()
+                  ? "; then every layer scaled by " + fmt(cal.queued_step_scale) +
+                        " to a queued step: the back-to-back step (" + fmt(cal.step.back_to_back_s) + " s, median of " +
+                        std::to_string(cal.step.repeats) + ") / the summed kernel medians (" +
+                        fmt(cal.step.kernels_sum_s) + " s), the host time each kernel timed alone carries and a queue hides"
+                  : "; then each layer's passes as a queued step runs them: the median over " +
+                        std::to_string(cal.step.repeats) +
+                        " back-to-back steps of the time between marks around each pass (in all " +
+                        fmt(cal.queued_step_scale) + " of the summed kernel medians)")
            : std::string());
   MeasuredModel m = cal.measured;
   m.source = how;
@@ -435,6 +466,11 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
       {"wall_s", cal.wall_s}};
   if (cal.copy_fit_ok) j["copies"]["fit_pinned"] = to_json(cal.copy_fit);
   if (cal.queued_step_scale > 0) j["queued_step_scale"] = cal.queued_step_scale;
+  json queued_layers = json::array();
+  for (std::size_t i = 0; i < cal.step.queued_forward_s.size() && i < cal.layers.size(); ++i)
+    queued_layers.push_back({{"layer", cal.layers[i].layer},
+                             {"forward_s", cal.step.queued_forward_s[i]},
+                             {"backward_s", cal.step.queued_backward_s[i]}});
   if (cal.step.repeats > 0)
     j["step"] = {{"repeats", cal.step.repeats},
                  {"kernels_sum_s", cal.step.kernels_sum_s},
@@ -442,11 +478,14 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
                  {"waited_min_s", cal.step.waited_min_s},
                  {"back_to_back_s", cal.step.back_to_back_s},
                  {"back_to_back_min_s", cal.step.back_to_back_min_s},
+                 {"queued_layers", queued_layers},
                  {"how",
                   "whole steps on the prepared layers (forward passes in order, backward in reverse), host wall "
                   "clock, median of repeats after the warm-up: waited_s waits for every pass before launching the "
                   "next (possim's live kernels), back_to_back_s queues them all and waits once; kernels_sum_s sums "
-                  "the layers' medians timed one by one"}};
+                  "the layers' medians timed one by one; queued_layers: per layer, the median over the back-to-back "
+                  "steps of the time between the marks (GPU: events on the stream) around its forward and its "
+                  "backward pass"}};
   return j;
 }
 
@@ -547,7 +586,7 @@ KernelCalibration recorded_calibration(const json& side, const Network& net, con
   if (side.contains("step")) {
     const json& st = r.object(side["step"], "step", "an object");
     r.only_known(st, "step", {"repeats", "kernels_sum_s", "waited_s", "waited_min_s", "back_to_back_s",
-                              "back_to_back_min_s", "how"});
+                              "back_to_back_min_s", "queued_layers", "how"});
     cal.step.repeats = int(r.integer(r.require(st, "step", "repeats", "a count"), "step.repeats", 1, 1000000, ">= 1"));
     const auto sec = [&](const char* f) {
       return r.number(r.require(st, "step", f, "seconds"), std::string("step.") + f, 0, 1e6, "seconds in (0, 1e6]",
@@ -557,6 +596,26 @@ KernelCalibration recorded_calibration(const json& side, const Network& net, con
     cal.step.waited_min_s = sec("waited_min_s");
     cal.step.back_to_back_s = sec("back_to_back_s");
     cal.step.back_to_back_min_s = sec("back_to_back_min_s");
+    // Every layer's passes in the queue (recordings before them have none): the step timed
+    // every layer, so one entry per layer of the model, in its order.
+    if (st.contains("queued_layers")) {
+      const json& q = r.array(st["queued_layers"], "step.queued_layers", "a list");
+      if (q.size() != net.layers.size() || layers.size() != net.layers.size())
+        r.fail("step.queued_layers", std::to_string(q.size()) + " entries for " + std::to_string(net.layers.size()) +
+                                         " layers (" + std::to_string(layers.size()) + " timed)",
+               "one per layer of " + net.name + ", every layer timed");
+      for (std::size_t i = 0; i < q.size(); ++i) {
+        const std::string at = "step.queued_layers[" + std::to_string(i) + "]";
+        r.object(q[i], at, "a layer's queued passes");
+        r.only_known(q[i], at, {"layer", "forward_s", "backward_s"});
+        const std::string name = r.label(r.require(q[i], at, "layer", "its name"), at + ".layer", 256, "its name");
+        if (name != net.layers[i].name)
+          r.fail(at + ".layer", "'" + name + "' is not layer " + std::to_string(i) + " of " + net.name, net.layers[i].name);
+        for (const char* f : {"forward_s", "backward_s"})
+          (std::string(f) == "forward_s" ? cal.step.queued_forward_s : cal.step.queued_backward_s)
+              .push_back(r.number(r.require(q[i], at, f, "seconds"), at + "." + f, 0, 1e6, "seconds in [0, 1e6]"));
+      }
+    }
   }
   summarize(cal, net);
   return cal;

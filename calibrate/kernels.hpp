@@ -48,6 +48,10 @@ struct StepTiming {
   double kernels_sum_s = 0;  // the layers' forward + backward medians, summed
   double waited_s = 0, back_to_back_s = 0;  // medians
   double waited_min_s = 0, back_to_back_min_s = 0;
+  // Per layer, in layer order: the median over the back-to-back steps of the time between
+  // the marks (KernelBackend::mark) around its forward and its backward pass, what each
+  // pass takes inside the queue. Empty in runs recorded before they were kept.
+  std::vector<double> queued_forward_s, queued_backward_s;
 };
 
 struct KernelCalibration {

@@ -122,8 +122,8 @@ int cmd_kernels(const std::vector<std::string>& args) {
       "rate")("rebuild-peers", po::value(&peers)->default_value(1),
               "SF rebuild GEMM inner dimension = batch x peers")(
       "step-repeats", po::value(&step_repeats)->default_value(0),
-      "also time N whole steps on the prepared layers, each pass waited for and back to back (the "
-      "sidecar's step; 0: none)")(
+      "also time N whole steps on the prepared layers, each pass waited for and back to back, with each "
+      "pass's time in the back-to-back queue (the sidecar's step; 0: none)")(
       "base", po::value(&base_ref)->default_value("titanx_maxwell"),
       "profile whose fields are kept where nothing was measured (name or file)")(
       "name", po::value(&name), "profile name (default: the output file's stem)")(

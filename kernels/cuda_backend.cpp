@@ -231,6 +231,7 @@ class CudaBackend : public KernelBackend {
     if (dnn_) cudnnDestroy(dnn_);
     if (start_) cudaEventDestroy(start_);
     if (stop_) cudaEventDestroy(stop_);
+    for (cudaEvent_t e : marks_) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -242,6 +243,29 @@ class CudaBackend : public KernelBackend {
   void synchronize() override {
     CK(cudaSetDevice(device_));
     CK(cudaStreamSynchronize(stream_));
+  }
+  // An event per mark, recorded on the stream behind the work launched so far; kept for the
+  // next step's marks.
+  void mark() override {
+    CK(cudaSetDevice(device_));
+    if (marks_used_ == marks_.size()) {
+      cudaEvent_t e = nullptr;
+      CK(cudaEventCreate(&e));
+      marks_.push_back(e);
+    }
+    CK(cudaEventRecord(marks_[marks_used_++], stream_));
+  }
+  std::vector<double> marked_intervals_s() override {
+    CK(cudaSetDevice(device_));
+    std::vector<double> out;
+    if (marks_used_ > 0) CK(cudaEventSynchronize(marks_[marks_used_ - 1]));
+    for (std::size_t i = 1; i < marks_used_; ++i) {
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, marks_[i - 1], marks_[i]));
+      out.push_back(double(ms) * 1e-3);
+    }
+    marks_used_ = 0;
+    return out;
   }
 
   nlohmann::json describe() const override {
@@ -860,6 +884,8 @@ class CudaBackend : public KernelBackend {
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::vector<cudaEvent_t> marks_;  // mark()'s events; the first marks_used_ recorded
+  std::size_t marks_used_ = 0;
   cudnnHandle_t dnn_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   std::size_t workspace_limit_ = 0;

@@ -4,6 +4,7 @@
 // when CUDA and cuDNN were found at configure time, as a plugin loaded on request
 // (kernels/cuda_backend.hpp).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -104,6 +105,23 @@ class KernelBackend {
   virtual bool copies_cross_a_bus() const = 0;
   // Waits for every kernel its prepared layers launched (PreparedLayer::launch_forward).
   virtual void synchronize() {}
+  // Marks between the passes of a queued step. mark() records where the work launched so
+  // far ends: a GPU backend records an event on its stream; this default, for a backend that
+  // runs each launch when it is made, reads the host clock. After synchronize(),
+  // marked_intervals_s() gives the time from each mark to the next, in order (one fewer than
+  // the marks), and forgets them: each pass's time inside the queue, gaps included.
+  // (Inline: the GPU plugin, built apart, derives from this class.)
+  virtual void mark() { host_marks_.push_back(std::chrono::steady_clock::now()); }
+  virtual std::vector<double> marked_intervals_s() {
+    std::vector<double> out;
+    for (std::size_t i = 1; i < host_marks_.size(); ++i)
+      out.push_back(std::chrono::duration<double>(host_marks_[i] - host_marks_[i - 1]).count());
+    host_marks_.clear();
+    return out;
+  }
+
+ private:
+  std::vector<std::chrono::steady_clock::time_point> host_marks_;
 };
 
 // A backend that cannot run here (not built, or no device). what() is one clear line.

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "calibrate/kernels.hpp"
 #include "calibrate/profile_json.hpp"
+#include "calibrate/queued_step.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "model/analytic/analytic_engine.hpp"
 #include "model/strategies/strategy.hpp"
@@ -176,7 +178,8 @@ TEST_CASE("calibrate roofline: a square GEMM's FLOPs over its median, a copy's b
 namespace {
 
 // The CPU backend with every prepared layer's call and every synchronize written to `log`
-// ("F2": layer 2's forward waited for, "f2": launched only; "B"/"b" backward; "S": a wait).
+// ("F2": layer 2's forward waited for, "f2": launched only; "B"/"b" backward; "S": a wait;
+// "M": a mark between passes).
 class LoggingBackend final : public KernelBackend {
  public:
   explicit LoggingBackend(std::vector<std::string>& log)
@@ -202,6 +205,7 @@ class LoggingBackend final : public KernelBackend {
   KernelTime time_device_copy(double bytes, const TimingPolicy& p) override { return inner_->time_device_copy(bytes, p); }
   bool copies_cross_a_bus() const override { return inner_->copies_cross_a_bus(); }
   void synchronize() override { log_.push_back("S"); }
+  void mark() override { log_.push_back("M"), KernelBackend::mark(); }  // the host clock: the CPU runs each launch
 
  private:
   struct Logged final : PreparedLayer {
@@ -234,16 +238,36 @@ TEST_CASE("whole steps run every layer forward then backward in reverse each pas
   opt.step_repeats = 3;
   const KernelCalibration cal = calibrate_kernels(net, 4, backend, opt);
 
-  // Every step of either kind: forward 0..n-1, backward n-1..0, one wait; the kinds in turn.
+  // Every step of either kind: forward 0..n-1, backward n-1..0, one wait; the kinds in turn;
+  // a back-to-back step marks its start and the end of every pass.
   const std::size_t n = net.layers.size();
   std::vector<std::string> want;
   for (int step = 0; step < 2 * (1 + opt.step_repeats); ++step) {
     const bool waited = step % 2 == 0;
-    for (std::size_t i = 0; i < n; ++i) want.push_back((waited ? "F" : "f") + std::to_string(i));
-    for (std::size_t i = n; i-- > 0;) want.push_back((waited ? "B" : "b") + std::to_string(i));
+    if (!waited) want.push_back("M");
+    for (std::size_t i = 0; i < n; ++i) {
+      want.push_back((waited ? "F" : "f") + std::to_string(i));
+      if (!waited) want.push_back("M");
+    }
+    for (std::size_t i = n; i-- > 0;) {
+      want.push_back((waited ? "B" : "b") + std::to_string(i));
+      if (!waited) want.push_back("M");
+    }
     want.push_back("S");
   }
   CHECK(log == want);
+  // Each pass's time in the queue, per layer: on the CPU, where a launch runs the pass, the
+  // passes fill the step up to the launch before the first mark and the final wait.
+  REQUIRE(cal.step.queued_forward_s.size() == n);
+  REQUIRE(cal.step.queued_backward_s.size() == n);
+  double passes = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    CHECK(cal.step.queued_forward_s[i] >= 0);
+    CHECK(cal.step.queued_backward_s[i] >= 0);
+    passes += cal.step.queued_forward_s[i] + cal.step.queued_backward_s[i];
+  }
+  CHECK(passes > 0.5 * cal.step.back_to_back_min_s);
+  CHECK(passes < 2 * cal.step.back_to_back_s);
 
   REQUIRE(cal.step.repeats == 3);
   double sum = 0;
@@ -266,9 +290,39 @@ TEST_CASE("whole steps run every layer forward then backward in reverse each pas
   CHECK(back.step.waited_s == cal.step.waited_s);
   CHECK(back.step.back_to_back_min_s == cal.step.back_to_back_min_s);
   CHECK(back.step.kernels_sum_s == Approx(sum).epsilon(1e-12));
+  CHECK(back.step.queued_forward_s == cal.step.queued_forward_s);
+  CHECK(back.step.queued_backward_s == cal.step.queued_backward_s);
+  CHECK(side["step"]["queued_layers"][1]["layer"] == net.layers[1].name);
   nlohmann::json bad = side;
   bad["step"]["waited_s"] = -1;
   CHECK_THROWS_WITH(recorded_calibration(bad, net, "sidecar"), Catch::Contains("step.waited_s"));
+  bad = side;
+  bad["step"]["queued_layers"][2]["layer"] = "conv9";
+  CHECK_THROWS_WITH(recorded_calibration(bad, net, "sidecar"), Catch::Contains("step.queued_layers[2].layer"));
+  bad = side;
+  bad["step"]["queued_layers"][0]["backward_s"] = -1e-3;
+  CHECK_THROWS_WITH(recorded_calibration(bad, net, "sidecar"), Catch::Contains("step.queued_layers[0].backward_s"));
+  bad = side;
+  bad["step"]["queued_layers"].erase(0);
+  CHECK_THROWS_WITH(recorded_calibration(bad, net, "sidecar"), Catch::Contains("step.queued_layers"));
+
+  // Scaled to its queued step, each layer takes its own passes' time in the queue, and each
+  // kind's rate its FLOPs over those seconds.
+  KernelCalibration queued = back;
+  scale_to_queued_step(queued, "sidecar");
+  std::map<LayerKind, std::pair<double, double>> kind;  // FLOPs, queued seconds
+  for (std::size_t i = 0; i < n; ++i) {
+    CHECK(queued.measured.layers[i].forward_s == cal.step.queued_forward_s[i]);
+    CHECK(queued.measured.layers[i].backward_s == cal.step.queued_backward_s[i]);
+    auto& k = kind[net.layers[i].kind];
+    k.first += 4 * (net.layers[i].fwd_flops + net.layers[i].bwd_flops);  // batch 4
+    k.second += cal.step.queued_forward_s[i] + cal.step.queued_backward_s[i];
+  }
+  for (const auto& [k, rate] : queued.kind_flops_per_s)
+    CHECK(rate == Approx(kind[k].first / kind[k].second).epsilon(1e-9));
+  CHECK(queued.queued_step_scale == Approx(passes / sum).epsilon(1e-12));
+  CHECK(calibrated_profile(base, queued, "q").measured.back().source.find("time between marks around each pass") !=
+        std::string::npos);
 
   // Not every layer timed: no step.
   KernelRunOptions part = opt;
