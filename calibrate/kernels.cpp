@@ -155,8 +155,11 @@ StepTiming time_step(const Network& net, int batch, const std::vector<bool>& inp
     t.queued_forward_s.push_back(median(fwd[i]));
     t.queued_backward_s.push_back(median(bwd[i]));
   }
+  double passes = 0;
+  for (std::size_t i = 0; i < n; ++i) passes += t.queued_forward_s[i] + t.queued_backward_s[i];
   say("step (" + std::to_string(t.repeats) + " of each): every pass waited for " + fmt(t.waited_s) +
-      " s, back to back " + fmt(t.back_to_back_s) + " s");
+      " s, back to back " + fmt(t.back_to_back_s) + " s (its passes' medians between marks sum to " + fmt(passes) +
+      " s)");
   return t;
 }
 
