@@ -47,6 +47,7 @@ void scale_to_queued_step(KernelCalibration& cal, const std::string& where) {
     k.second += l.forward_s + l.backward_s;
     total += l.forward_s + l.backward_s;
   }
+  if (!(total > 0)) throw InputError(where, "step.queued_layers", "the passes took no time in the queue", "positive seconds");
   for (auto& [kind, flops_per_s] : cal.kind_flops_per_s) {
     const auto [alone, in_queue] = seconds[kind];
     if (!(in_queue > 0))
