@@ -36,6 +36,20 @@ json kernel_json(const KernelTime& k) {
   return j;
 }
 
+// What the measured block's source adds where the layers were scaled to a queued step
+// (scale_to_queued_step, queued_step.hpp); "" where they were not.
+std::string queued_step_note(const KernelCalibration& cal) {
+  if (!(cal.queued_step_scale > 0)) return "";
+  if (cal.step.queued_forward_s.empty())
+    return "; then every layer scaled by " + fmt(cal.queued_step_scale) + " to a queued step: the back-to-back step (" +
+           fmt(cal.step.back_to_back_s) + " s, median of " + std::to_string(cal.step.repeats) +
+           ") / the summed kernel medians (" + fmt(cal.step.kernels_sum_s) +
+           " s), the host time each kernel timed alone carries and a queue hides";
+  return "; then each layer's passes as a queued step runs them: the median over " + std::to_string(cal.step.repeats) +
+         " back-to-back steps of the time between marks around each pass (in all " + fmt(cal.queued_step_scale) +
+         " of the summed kernel medians)";
+}
+
 // Everything that follows from the timings: achieved rates per kind, the whole model's
 // per-layer seconds (untimed layers estimated), the rebuild rate, the copy line. Shared by a
 // run on a backend and a recorded run read back (recorded_calibration).
@@ -151,12 +165,12 @@ StepTiming time_step(const Network& net, int batch, const std::vector<bool>& inp
   t.back_to_back_s = median(queued);
   t.waited_min_s = *std::min_element(waited.begin(), waited.end());
   t.back_to_back_min_s = *std::min_element(queued.begin(), queued.end());
+  double passes = 0;
   for (std::size_t i = 0; i < n; ++i) {
     t.queued_forward_s.push_back(median(fwd[i]));
     t.queued_backward_s.push_back(median(bwd[i]));
+    passes += t.queued_forward_s[i] + t.queued_backward_s[i];
   }
-  double passes = 0;
-  for (std::size_t i = 0; i < n; ++i) passes += t.queued_forward_s[i] + t.queued_backward_s[i];
   say("step (" + std::to_string(t.repeats) + " of each): every pass waited for " + fmt(t.waited_s) +
       " s, back to back " + fmt(t.back_to_back_s) + " s (its passes' medians between marks sum to " + fmt(passes) +
       " s)");
@@ -257,18 +271,7 @@ Profile calibrated_profile(const Profile& base, const KernelCalibration& cal,
       " timed runs after " + std::to_string(cal.timing.warmup) +
       " warm-up per kernel; forward = forward kernels, backward = backward-data + "
       "backward-filter (+ bias); kernels, algorithms and library versions in the "
-      "calibration sidecar" +
-      (cal.queued_step_scale > 0
-           ? (cal.step.queued_forward_s.empty()
-                  ? "; then every layer scaled by " + fmt(cal.queued_step_scale) +
-                        " to a queued step: the back-to-back step (" + fmt(cal.step.back_to_back_s) + " s, median of " +
-                        std::to_string(cal.step.repeats) + ") / the summed kernel medians (" +
-                        fmt(cal.step.kernels_sum_s) + " s), the host time each kernel timed alone carries and a queue hides"
-                  : "; then each layer's passes as a queued step runs them: the median over " +
-                        std::to_string(cal.step.repeats) +
-                        " back-to-back steps of the time between marks around each pass (in all " +
-                        fmt(cal.queued_step_scale) + " of the summed kernel medians)")
-           : std::string());
+      "calibration sidecar" + queued_step_note(cal);
   MeasuredModel m = cal.measured;
   m.source = how;
   // The kernels' math: bf16 kernels are what both bf16 and amp_bf16 runs execute.
@@ -469,19 +472,13 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
       {"wall_s", cal.wall_s}};
   if (cal.copy_fit_ok) j["copies"]["fit_pinned"] = to_json(cal.copy_fit);
   if (cal.queued_step_scale > 0) j["queued_step_scale"] = cal.queued_step_scale;
-  json queued_layers = json::array();
-  for (std::size_t i = 0; i < cal.step.queued_forward_s.size() && i < cal.layers.size(); ++i)
-    queued_layers.push_back({{"layer", cal.layers[i].layer},
-                             {"forward_s", cal.step.queued_forward_s[i]},
-                             {"backward_s", cal.step.queued_backward_s[i]}});
-  if (cal.step.repeats > 0)
+  if (cal.step.repeats > 0) {
     j["step"] = {{"repeats", cal.step.repeats},
                  {"kernels_sum_s", cal.step.kernels_sum_s},
                  {"waited_s", cal.step.waited_s},
                  {"waited_min_s", cal.step.waited_min_s},
                  {"back_to_back_s", cal.step.back_to_back_s},
                  {"back_to_back_min_s", cal.step.back_to_back_min_s},
-                 {"queued_layers", queued_layers},
                  {"how",
                   "whole steps on the prepared layers (forward passes in order, backward in reverse), host wall "
                   "clock, median of repeats after the warm-up: waited_s waits for every pass before launching the "
@@ -489,6 +486,14 @@ json kernel_sidecar(const KernelCalibration& cal, const Profile& base) {
                   "the layers' medians timed one by one; queued_layers: per layer, the median over the back-to-back "
                   "steps of the time between the marks (GPU: events on the stream) around its forward and its "
                   "backward pass"}};
+    // Runs recorded before the marks have no per-layer times: the key stays out.
+    json& queued = j["step"]["queued_layers"] = json::array();
+    for (std::size_t i = 0; i < cal.step.queued_forward_s.size(); ++i)
+      queued.push_back({{"layer", cal.layers.at(i).layer},
+                        {"forward_s", cal.step.queued_forward_s[i]},
+                        {"backward_s", cal.step.queued_backward_s[i]}});
+    if (queued.empty()) j["step"].erase("queued_layers");
+  }
   return j;
 }
 
@@ -614,9 +619,11 @@ KernelCalibration recorded_calibration(const json& side, const Network& net, con
         const std::string name = r.label(r.require(q[i], at, "layer", "its name"), at + ".layer", 256, "its name");
         if (name != net.layers[i].name)
           r.fail(at + ".layer", "'" + name + "' is not layer " + std::to_string(i) + " of " + net.name, net.layers[i].name);
-        for (const char* f : {"forward_s", "backward_s"})
-          (std::string(f) == "forward_s" ? cal.step.queued_forward_s : cal.step.queued_backward_s)
-              .push_back(r.number(r.require(q[i], at, f, "seconds"), at + "." + f, 0, 1e6, "seconds in [0, 1e6]"));
+        const auto sec = [&](const char* f) {
+          return r.number(r.require(q[i], at, f, "seconds"), at + "." + f, 0, 1e6, "seconds in [0, 1e6]");
+        };
+        cal.step.queued_forward_s.push_back(sec("forward_s"));
+        cal.step.queued_backward_s.push_back(sec("backward_s"));
       }
     }
   }

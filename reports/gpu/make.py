@@ -214,22 +214,21 @@ def main():
 
 def held_out(possim, day, steps, run_scenario, tmp, p):
     """Each model's steps predicted by a profile made without it (its blocks and its kind rates):
-    the runs with steps timed chained as make_queued_profile.sh does, the model left out, with
+    the runs with steps timed chained by traces/gpu/chain_profile.sh, the model left out, with
     and without --queued-step; against the run's back-to-back step and its summed medians."""
     order = ["inception_v3_b32_fp32", "resnet50_b64_fp32", "googlenet_b128_bf16", "inception_v3_b32_bf16",
              "vgg19_b32_bf16", "resnet50_b64_bf16"]
 
     def chain(runs, queued, tag):
-        base = "h200"
-        for i, name in enumerate(runs):
-            out = os.path.join(tmp, f"{tag}_{i}.json")
-            side = os.path.join(ROOT, day, steps[name], "kernels", name + ".calibration.json")
-            cmd = [possim, "calibrate", "kernels", "--from", side, "--base", base, "--name", tag, "--out", out, "-q"]
-            r = subprocess.run(cmd + (["--queued-step"] if queued else []), cwd=ROOT, capture_output=True, text=True)
-            if r.returncode != 0:
-                sys.exit(f"make.py: possim calibrate kernels failed: {r.stderr}")
-            base = out
-        return base
+        out = os.path.join(tmp, tag + ".json")
+        sides = [os.path.join(day, steps[name], "kernels", name) for name in runs]
+        r = subprocess.run(["sh", os.path.join(ROOT, "traces", "gpu", "chain_profile.sh"), out, "h200",
+                            os.path.join(day, "..", "h200_2026-11-27", "call1", "roofline.json")]
+                           + (["--queued-step"] if queued else []) + ["--"] + sides,
+                           cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, POSSIM=possim))
+        if r.returncode != 0:
+            sys.exit(f"make.py: traces/gpu/chain_profile.sh failed: {r.stderr}")
+        return out
 
     def iteration(name, profile):
         model, b, prec = name.split("_b")[0], int(name.split("_b")[1].split("_")[0]), name.split("_")[-1]
@@ -237,7 +236,8 @@ def held_out(possim, day, steps, run_scenario, tmp, p):
               "cluster": {"nodes": [1], "nic_gbps": [100]}, "strategies": ["single"], "iterations": 3, "seed": 1}
         return float(run_scenario(sc, profile)[0]["iteration_s"])
 
-    full = {q: chain(order, q, "all_q" if q else "all_m") for q in (True, False)}
+    full = {q: chain(order, q, f"all_{q}") for q in (True, False)}
+    without = {}  # (model, queued): the chain without that model, made once for its runs
     p("### Held out: a model's step predicted by a profile made without it\n")
     p("The six runs above with steps timed, chained into a profile as `traces/gpu/h200_2026-11-30/"
       "make_queued_profile.sh` does, leaving out one model (its measured blocks and the kind rates its runs "
@@ -255,9 +255,10 @@ def held_out(possim, day, steps, run_scenario, tmp, p):
         cells = []
         for q in (True, False):
             own = st["back_to_back_s"] if q else st["kernels_sum_s"]
-            without = chain([n for n in order if not n.startswith(model + "_")], q, f"{model}_{q}")
+            if (model, q) not in without:
+                without[model, q] = chain([n for n in order if not n.startswith(model + "_")], q, f"{model}_{q}")
             # The full chain's iteration holds the run's own block: the rest is the optimizer step.
-            predicted = iteration(name, without) - (iteration(name, full[q]) - own)
+            predicted = iteration(name, without[model, q]) - (iteration(name, full[q]) - own)
             errors[q].append(abs(predicted / own - 1))
             cells.append(f"{predicted * 1e3:.1f} | {own * 1e3:.1f} | {100 * (predicted / own - 1):+.1f}%")
         p(f"| {name.replace('_', ' ')} | " + " | ".join(cells) + " |")

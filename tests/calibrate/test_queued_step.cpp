@@ -67,6 +67,9 @@ TEST_CASE("a queued step scales every layer of a recorded run by back to back ov
   const json written = kernel_sidecar(queued, base);
   CHECK(written.at("queued_step_scale").get<double>() == queued.queued_step_scale);
   CHECK(written.at("layers") == kernel_sidecar(alone, base).at("layers"));
+  // A run recorded before the per-pass marks writes none, and its sidecar reads back.
+  CHECK(!written.at("step").contains("queued_layers"));
+  CHECK(recorded_calibration(written, net, "written").step.queued_forward_s.empty());
 
   SECTION("scaled once only") { CHECK_THROWS_WITH(scale_to_queued_step(queued, "run"), Catch::Contains("already scaled")); }
   SECTION("a run without a step timing is refused by name") {

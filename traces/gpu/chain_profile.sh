@@ -5,12 +5,14 @@
 # optimizer step's rate from ROOFLINE. Each adds its measured block (used exactly for its
 # model, batch and precision) and refits the efficiencies of the kinds it timed, so the order
 # says which run sets each kind. Extra calibrate options (--queued-step) go before the runs.
-# Usage: traces/gpu/chain_profile.sh NAME BASE ROOFLINE [OPTION...] -- RUN...
-# Writes profiles/NAME.json and its sidecar, the last run's, naming its base as this chain.
+# Usage: traces/gpu/chain_profile.sh OUT BASE ROOFLINE [OPTION...] -- RUN...
+# Writes OUT (a profile named by its stem: profiles/NAME.json ships one) and its sidecar, the
+# last run's, naming its base as this chain.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 possim=${POSSIM:-$root/build/cli/possim}
-name=$1 base=$2 roofline=$3
+out=$1 base=$2 roofline=$3
+name=$(basename "$out" .json)
 shift 3
 options=
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
@@ -30,13 +32,13 @@ for run in "$@"; do
     --roofline "$roofline" --out "$tmp/step$i.json" -q
   base=$tmp/step$i.json
 done
-cp "$base" "profiles/$name.json"
+cp "$base" "$out"
 # The last step's sidecar names its base by a temporary path: say what it was instead.
-python3 - "${base%.json}.calibration.json" "profiles/$name.calibration.json" <<'PY'
+python3 - "${base%.json}.calibration.json" "${out%.json}.calibration.json" <<'PY'
 import json, sys
 side = json.load(open(sys.argv[1]))
 side["base_profile"]["path"] = "the profile of the step before, in traces/gpu/chain_profile.sh"
 json.dump(side, open(sys.argv[2], "w"), indent=2)
 open(sys.argv[2], "a").write("\n")
 PY
-echo "wrote profiles/$name.json"
+echo "wrote $out"

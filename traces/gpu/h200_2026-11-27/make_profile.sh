@@ -10,7 +10,7 @@
 # Needs no GPU: possim calibrate kernels --from reads the recorded timings (../chain_profile.sh).
 set -eu
 here=traces/gpu/h200_2026-11-27
-exec "$(dirname "$0")/../chain_profile.sh" h200_measured h200 "$here/call1/roofline.json" -- \
+exec "$(dirname "$0")/../chain_profile.sh" profiles/h200_measured.json h200 "$here/call1/roofline.json" -- \
   "$here/call1/kernels/googlenet_b128_fp32" "$here/call1/kernels/inception_v3_b32_fp32" \
   "$here/call1/kernels/vgg19_b32_fp32" "$here/../h200_2026-11-29/call1/kernels/resnet50_b256_fp32" \
   "$here/call1/kernels/resnet50_b64_fp32" "$here/call3/kernels/googlenet_b128_bf16" \

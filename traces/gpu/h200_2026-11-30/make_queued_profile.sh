@@ -13,7 +13,7 @@
 # Needs no GPU: the recorded timings are read back (../chain_profile.sh).
 set -eu
 here=traces/gpu/h200_2026-11-30
-exec "$(dirname "$0")/../chain_profile.sh" h200_queued h200 traces/gpu/h200_2026-11-27/call1/roofline.json \
+exec "$(dirname "$0")/../chain_profile.sh" profiles/h200_queued.json h200 traces/gpu/h200_2026-11-27/call1/roofline.json \
   --queued-step -- \
   "$here/call2/kernels/inception_v3_b32_fp32" "$here/call1/kernels/resnet50_b64_fp32" \
   "$here/call2/kernels/googlenet_b128_bf16" "$here/call2/kernels/inception_v3_b32_bf16" \
