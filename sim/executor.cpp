@@ -68,9 +68,14 @@ void Executor::start() {
   kernels_running_.assign(std::size_t(plan_.workers), 0);
   start_drains();
   network_ = make_nic_network(sim_.network, platform_, inbox_);
+  if (sim_.network == NetworkBackend::star) pcie_ = make_pcie_network(platform_);
+  delays_ = std::make_unique<Delays>(platform_.ctl[0], "delays", [this](bool begin) {
+    if (begin) network_->hold();
+    else network_->release();
+  });
   // One engine per process (a child of SimGridEngine::run): the signal outlives no run.
   sg4::Engine::on_time_advance_cb([this](double delta_s) {
-    recorder_.sample_link_loads(delta_s);
+    if (!pcie_) recorder_.sample_link_loads(delta_s);  // else the PCIe star keeps its links' peaks
     if (progress_ && progress_->time_advances.fetch_add(1, std::memory_order_relaxed) + 1 > progress_->step_budget) {
       std::fprintf(stderr,
                    "possim: simgrid engine: %s at %d nodes stopped after %llu clock steps at %.9g simulated s, "
@@ -219,6 +224,8 @@ void Executor::stop_drains() {
   if (stopped_) return;
   stopped_ = true;
   network_->stop();
+  if (pcie_) pcie_->stop();
+  delays_->stop();
   for (std::size_t i = 0; i < inbox_.size(); ++i) {
     sg4::Mailbox* mb = inbox_[i];
     sg4::Actor::create("stop", platform_.node[i], [mb] { mb->put(&kStop, 0); });
@@ -235,7 +242,7 @@ Result Executor::result() const {
   for (int t = 0; t < k; ++t) ends.push_back(repeats_.iteration_end(repeats_.source(t)) + repeats_.shift(t));
   Result r = begin_result(full(), "simgrid", std::move(ends));
   r.simulated_iterations = steady >= 0 ? steady + 1 : k;
-  recorder_.fill(r, repeats_, graph(), *network_);
+  recorder_.fill(r, repeats_, graph(), *network_, pcie_.get());
   // The breakdown is worker 0's view, which a folded run simulates in full.
   std::vector<int> source;
   for (int t = 0; t < k; ++t) source.push_back(repeats_.source(t));

@@ -9,11 +9,12 @@
 //
 // Actors, one function each under sim/actors/: one per GPU runs its kernels in order of
 // readiness (gpu_stream.cpp); flows between NICs go to the network backend
-// (sim/network/nic_network.hpp), which calls back as each lands (flows.cpp, collective.cpp);
-// short-lived actors run each copy
-// (pcie_copy.cpp), intra-node copy or apply (host_exec.cpp) and collective channel
-// (collective.cpp); a copy goes host to host (Comm::sendto), and only SimGrid's own
-// network solver needs a receiver, one drain per node (start_drains). A symmetric cluster
+// (sim/network/nic_network.hpp), which calls back as each lands (flows.cpp, collective.cpp),
+// after the worker's per-message cost, a wait queued on one actor (sim/delays.hpp);
+// PCIe copies go through a network backend of their own (pcie_copy.cpp); short-lived
+// actors run each intra-node copy or apply (host_exec.cpp) and collective channel
+// (collective.cpp); only SimGrid's own network solver needs a receiver, one drain per
+// node (start_drains), and runs each copy as a Comm in an actor of its own. A symmetric cluster
 // may run folded onto worker 0 (sim/fold.hpp): `plan` is then folded_plan(), and the
 // flows, collectives and applies of worker 0 are those of the full plan; or by classes of
 // nodes (class_folded_plan(): worker c is class c's least node, its flows grouped by class). A shard applies a
@@ -32,6 +33,7 @@
 #include "model/run/engine.hpp"
 #include "model/run/breakdown.hpp"
 #include "model/run/executor_core.hpp"
+#include "sim/delays.hpp"
 #include "sim/fold.hpp"
 #include "sim/network/nic_network.hpp"
 #include "sim/platform.hpp"
@@ -158,6 +160,8 @@ class Executor final : public ExecutorBackend {
   std::vector<simgrid::s4u::Mailbox*> inbox_;
   std::size_t nodes_ = 0;                      // in the cluster: workers, and servers if dedicated
   std::unique_ptr<NicNetwork> network_;        // every flow between NICs (made by start())
+  std::unique_ptr<Delays> delays_;             // per-message costs before flows leave (made by start())
+  std::unique_ptr<NicNetwork> pcie_;           // the PCIe copies, with the star backend (else SimGrid Comms)
   std::vector<Outgoing> outgoing_;             // flows in the network, by slot (post())
   std::vector<std::uint32_t> free_outgoing_;
   // Collectives: per (iteration, task, stream, sender, receiver), the flows landed and

@@ -61,7 +61,7 @@ Platform build_platform(const SyncPlan& plan, double server_nic_share) {
     p.gpu.push_back(gpu);
     p.mem.push_back(mem);
     p.pcie.push_back(attach(zone, gpu, "pcie-" + id, r.pcie_bytes_per_s, r.pcie_latency_s));
-    attach(zone, mem, "membus-" + id, 1e15, 0.0);  // host memory: never the bottleneck
+    p.membus.push_back(attach(zone, mem, "membus-" + id, 1e15, 0.0));  // host memory: never the bottleneck
     p.d2d.push_back(zone->create_host("d2d-" + id, speeds(r.d2d_bytes_per_s > 0 ? r.d2d_bytes_per_s : 1e15,
                                                           r.interference_comm_slowdown))
                         ->seal());

@@ -31,6 +31,7 @@ struct Platform {
   std::vector<simgrid::s4u::Host*> node, gpu, mem, d2d, ctl;
   std::vector<std::vector<simgrid::s4u::Host*>> follower;  // per node: GPUs 1.. (not the leader)
   std::vector<simgrid::s4u::SplitDuplexLink*> nic, pcie;  // UP = tx / d2h, DOWN = rx / h2d
+  std::vector<simgrid::s4u::SplitDuplexLink*> membus;     // per worker: mem-n's link
 };
 
 // Sets the network model (call right after creating the Engine, whose command line

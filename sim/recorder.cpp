@@ -58,7 +58,8 @@ void Recorder::copy_landed(int t, int worker, bool d2h, double bytes) {
 
 // Links: the bytes each flow and copy put on them, and their busiest interval
 // (sample_link_loads; a repeated iteration cannot exceed the one it repeats).
-void Recorder::fill_links(Result& r, const RepeatDetector& repeats, const NicNetwork& network) const {
+void Recorder::fill_links(Result& r, const RepeatDetector& repeats, const NicNetwork& network,
+                          const NicNetwork* pcie) const {
   const double run_s = r.iteration_end_s.back();
   const auto use = [&](const simgrid::s4u::Link* l, const std::string& name) {
     const std::size_t j = r.links.size();
@@ -67,7 +68,10 @@ void Recorder::fill_links(Result& r, const RepeatDetector& repeats, const NicNet
     LinkUse u;
     u.link = name;
     u.bytes_per_iteration = bytes / k_;
-    u.peak_utilization = (j < pcie_d2h(0) ? network.peak_bytes_per_s(j) : link_peak_bytes_per_s_[j]) / l->get_bandwidth();
+    const double peak = j < pcie_d2h(0) ? network.peak_bytes_per_s(j)
+                        : pcie     ? pcie->peak_bytes_per_s(j - pcie_d2h(0))
+                                   : link_peak_bytes_per_s_[j];
+    u.peak_utilization = peak / l->get_bandwidth();
     u.mean_utilization = run_s > 0 ? bytes / (run_s * l->get_bandwidth()) : 0;
     r.links.push_back(u);
   };
@@ -82,7 +86,7 @@ void Recorder::fill_links(Result& r, const RepeatDetector& repeats, const NicNet
 }
 
 void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph,
-                    const NicNetwork& network) const {
+                    const NicNetwork& network, const NicNetwork* pcie) const {
   // Per-iteration amounts summed over all k iterations, repeated ones from their source.
   const auto total = [&](const std::vector<double>& per_iteration, std::size_t stride, std::size_t j) {
     double sum = 0;
@@ -111,7 +115,7 @@ void Recorder::fill(Result& r, const RepeatDetector& repeats, const InstanceGrap
     return std::make_pair(repeats.started(from, id) + repeats.shift(last),
                           repeats.finished(from, id) + repeats.shift(last));
   });
-  fill_links(r, repeats, network);
+  fill_links(r, repeats, network, pcie);
   const int simulated = r.simulated_iterations;
   for (const TimelineEvent& e : timeline_.events())
     if (e.iteration < simulated) r.timeline.push_back(e);

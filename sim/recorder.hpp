@@ -39,14 +39,16 @@ class Recorder {
   void sample_link_loads(double delta_s);
 
   // Statistics, the timeline and per-layer rows into r (begun by begin_result); the NIC
-  // links' peaks from `network`.
-  void fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph, const NicNetwork& network) const;
+  // links' peaks from `network`, the PCIe links' from `pcie` where copies went through one
+  // (make_pcie_network), else as sampled.
+  void fill(Result& r, const RepeatDetector& repeats, const InstanceGraph& graph, const NicNetwork& network,
+            const NicNetwork* pcie = nullptr) const;
 
  private:
   std::size_t nic_tx(int node) const { return 2 * std::size_t(node); }
   std::size_t pcie_d2h(int w) const { return 2 * (platform_.nic.size() + std::size_t(w)); }
   void count_link(int t, std::size_t link, double bytes) { link_bytes_[std::size_t(t) * links_ + link] += bytes; }
-  void fill_links(Result& r, const RepeatDetector& repeats, const NicNetwork& network) const;
+  void fill_links(Result& r, const RepeatDetector& repeats, const NicNetwork& network, const NicNetwork* pcie) const;
 
   const SyncPlan& plan_;
   const Platform& platform_;

@@ -4,6 +4,7 @@
 #include "model/plan/work_count.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -51,18 +52,25 @@ void fill_layer_rows(const SyncPlan& plan, Result& r, const TaskSpan& span) {
   const double iter_start = k > 1 ? r.iteration_end_s[k - 2] : 0.0;
   // Each layer's sync span, in one pass over the tasks in plan order (not one pass per
   // layer: a model of 100,000 layers would take minutes).
-  std::vector<std::pair<double, double>> sync(plan.layers.size(), {LayerResult{}.sync_start_s, LayerResult{}.sync_end_s});
+  // Unset until a task is seen: a start can be a rounding below the iteration's start (a
+  // repeated iteration's times are its source's shifted), which a -1 for "none" would hide.
+  constexpr double kUnset = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<double, double>> sync(plan.layers.size(), {kUnset, -kUnset});
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const Task& t = plan.tasks[i];
     if (t.layer < 0 || std::size_t(t.layer) >= plan.layers.size() || t.pass()) continue;
     const auto [start, finish] = span(i);
-    const double s = start - iter_start, f = finish - iter_start;
     auto& [first, last] = sync[std::size_t(t.layer)];
-    first = first < 0 ? s : std::min(first, s);
-    last = std::max(last, f);
+    first = std::min(first, start - iter_start);
+    last = std::max(last, finish - iter_start);
   }
   work::count(plan.tasks.size() + r.layers.size());
-  for (LayerResult& row : r.layers) std::tie(row.sync_start_s, row.sync_end_s) = sync.at(std::size_t(row.layer));
+  for (LayerResult& row : r.layers) {
+    const auto [first, last] = sync.at(std::size_t(row.layer));
+    if (first == kUnset) continue;  // the layer never syncs: LayerResult's -1 stays
+    row.sync_start_s = first;
+    row.sync_end_s = last;
+  }
 }
 
 }  // namespace possim

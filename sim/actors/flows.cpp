@@ -1,6 +1,6 @@
 // Point-to-point network flows of one instance (to or from shards, to peers): the worker
-// handles each message first (per-message software cost), then the flows leave through
-// the network backend; each landed flow of a push tells its shard.
+// handles each message first (per-message software cost, a wait in sim/delays.hpp), then
+// the flows leave through the network backend; each landed flow of a push tells its shard.
 #include <map>
 #include <tuple>
 
@@ -54,15 +54,8 @@ void Executor::run_flows(const Instance& in) {
       complete(in);
     }
   };
-  if (overhead_s > 0) {
-    sg4::Actor::create("messages", platform_.node[std::size_t(fold_.worker_node(in.who))],
-                       [send_all = std::move(send_all), overhead_s] {
-                         sg4::this_actor::sleep_for(overhead_s);
-                         send_all();
-                       });
-  } else {
-    send_all();
-  }
+  if (overhead_s > 0) delays_->after(overhead_s, std::move(send_all));
+  else send_all();
 }
 
 // Through the network backend (sim/network/nic_network.hpp), landing back here. The flow

@@ -1,7 +1,8 @@
 // The SimGrid engine's one narrow network API: a flow from one node's NIC to another's,
 // and a call at the instant it lands. Point-to-point flows (sim/actors/flows.cpp) and
-// collectives' rounds (sim/actors/collective.cpp) go through it; PCIe copies and host
-// work stay SimGrid activities of their own.
+// collectives' rounds (sim/actors/collective.cpp) go through it; with the star backend,
+// so do PCIe copies (sim/actors/pcie_copy.cpp) on a star of their own; host work stays
+// SimGrid activities.
 //
 // Two backends carry it, on the same star of split-duplex NIC links (sim/platform.hpp)
 // and the same fluid model (CM02: max-min fair sharing after the route's latency):
@@ -36,6 +37,11 @@ class NicNetwork {
   virtual void send(int src_node, int dst_node, double bytes, Landed landed, Multiplicity m = {}) = 0;
   // Nothing more will be sent and every flow has landed: the backend's actors end.
   virtual void stop() = 0;
+  // Between hold() and release(), sends wait for release() to wake the backend: flows
+  // sent by many calls in one turn of one actor (sim/delays.hpp) start together, as those
+  // of many actors woken at one instant do, in one solve instead of one each.
+  virtual void hold() {}
+  virtual void release() {}
   // NIC link j (node n: 2n tx, 2n+1 rx): its highest load over an interval of positive
   // length, bytes/s.
   virtual double peak_bytes_per_s(std::size_t link) const = 0;
@@ -45,5 +51,12 @@ class NicNetwork {
 // actor drains (the lmm backend's comms end there).
 std::unique_ptr<NicNetwork> make_nic_network(NetworkBackend backend, const Platform& platform,
                                              std::vector<simgrid::s4u::Mailbox*> node_inbox);
+// The star backend over `platform`'s PCIe links, for copies: endpoint w is worker w's GPU
+// (link 2w: its PCIe d2h, 2w+1: h2d), endpoint W + w its host memory. A copy alone on its
+// lane takes the same latency + bytes / bandwidth as a SimGrid Comm on those links, and
+// copies in flight together share a lane max-min fairly, as SimGrid's CM02 shares it.
+// Each copy was an actor (16 KiB of stack): 77,824 alive at once in a full PS run of
+// 4,096 nodes (bench/results/simgrid_scale.md).
+std::unique_ptr<NicNetwork> make_pcie_network(const Platform& platform);
 
 }  // namespace possim::sim

@@ -1,7 +1,9 @@
 // The star backend of NicNetwork: possim's own max-min solver (star_sharing.hpp), driven
 // by one actor. The actor sleeps until the next landing or end of a latency, or until a
 // send wakes it at the instant of the send; it then moves the flows to now, runs the
-// landed flows' calls, starts what was sent, and re-solves.
+// landed flows' calls, starts what was sent, and re-solves. The same backend carries the
+// PCIe copies (make_pcie_network): each worker's GPU and host memory are two more
+// endpoints of a star, so a copy costs a flow record, not an actor with a stack.
 #include <limits>
 
 #include "sim/network/nic_network.hpp"
@@ -13,28 +15,34 @@ namespace possim::sim {
 
 namespace {
 
-std::vector<double> bandwidths(const Platform& p, bool up) {
-  std::vector<double> out;
-  for (const auto* l : p.nic) out.push_back((up ? l->get_link_up() : l->get_link_down())->get_bandwidth());
-  return out;
+// One endpoint of a star: its link's capacity and latency each way.
+struct Endpoint {
+  double tx_bytes_per_s, rx_bytes_per_s, tx_latency_s, rx_latency_s;
+};
+
+Endpoint endpoint(const sg4::SplitDuplexLink* l) {
+  return {l->get_link_up()->get_bandwidth(), l->get_link_down()->get_bandwidth(), l->get_link_up()->get_latency(),
+          l->get_link_down()->get_latency()};
 }
 
 class StarNetwork final : public NicNetwork {
  public:
-  explicit StarNetwork(const Platform& p)
-      : sharing_(bandwidths(p, true), bandwidths(p, false)),
+  StarNetwork(const std::vector<Endpoint>& ends, sg4::Host* host, const std::string& name)
+      : sharing_(field(ends, &Endpoint::tx_bytes_per_s), field(ends, &Endpoint::rx_bytes_per_s)),
+        tx_latency_s_(field(ends, &Endpoint::tx_latency_s)),
+        rx_latency_s_(field(ends, &Endpoint::rx_latency_s)),
         mutex_(sg4::Mutex::create()),
         wake_(sg4::ConditionVariable::create()) {
-    for (const auto* l : p.nic) {
-      tx_latency_s_.push_back(l->get_link_up()->get_latency());
-      rx_latency_s_.push_back(l->get_link_down()->get_latency());
-    }
-    sg4::Actor::create("network", p.ctl[0], [this] { run(); });
+    sg4::Actor::create(name, host, [this] { run(); });
   }
 
   void send(int src_node, int dst_node, double bytes, Landed landed, Multiplicity m) override {
     sent_.push_back(Sent{src_node, dst_node, bytes, std::move(landed), m});
-    if (!running_) wake_->notify_one();
+    if (!running_ && held_ == 0) wake_->notify_one();
+  }
+  void hold() override { ++held_; }
+  void release() override {
+    if (--held_ == 0 && !running_ && !sent_.empty()) wake_->notify_one();
   }
   void stop() override {
     stop_ = true;
@@ -43,6 +51,13 @@ class StarNetwork final : public NicNetwork {
   double peak_bytes_per_s(std::size_t link) const override { return sharing_.peak_bytes_per_s(link); }
 
  private:
+  static std::vector<double> field(const std::vector<Endpoint>& ends, double Endpoint::*f) {
+    std::vector<double> out;
+    out.reserve(ends.size());
+    for (const Endpoint& e : ends) out.push_back(e.*f);
+    return out;
+  }
+
   struct Sent {
     int src, dst;
     double bytes;
@@ -87,12 +102,24 @@ class StarNetwork final : public NicNetwork {
   sg4::ConditionVariablePtr wake_;
   bool running_ = true;  // until it first waits, the actor will look at sent_ anyway
   bool stop_ = false;
+  int held_ = 0;  // hold()s not yet released
 };
 
 }  // namespace
 
 std::unique_ptr<NicNetwork> make_star_network(const Platform& platform) {
-  return std::make_unique<StarNetwork>(platform);
+  std::vector<Endpoint> ends;
+  for (const auto* l : platform.nic) ends.push_back(endpoint(l));
+  return std::make_unique<StarNetwork>(ends, platform.ctl[0], "network");
+}
+
+std::unique_ptr<NicNetwork> make_pcie_network(const Platform& platform) {
+  // A copy's route in SimGrid's star zone: the GPU's PCIe link, then the host memory's bus
+  // (sim/platform.cpp): 1e15 bytes/s and no latency, never the bottleneck, kept as it is.
+  std::vector<Endpoint> ends;
+  for (const auto* l : platform.pcie) ends.push_back(endpoint(l));
+  for (const auto* l : platform.membus) ends.push_back(endpoint(l));
+  return std::make_unique<StarNetwork>(ends, platform.ctl[0], "pcie");
 }
 
 }  // namespace possim::sim
