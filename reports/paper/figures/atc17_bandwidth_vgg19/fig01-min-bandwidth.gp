@@ -1,5 +1,5 @@
 # Least swept NIC for 90% scaling efficiency: vgg19, 1 GPU/node
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-min-bandwidth.gp` in this folder
+# Written by possim report (possim 44b92de). Run `gnuplot fig01-min-bandwidth.gp` in this folder
 # to draw fig01-min-bandwidth.svg and fig01-min-bandwidth.png again from fig01-min-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -9,15 +9,15 @@ set title 'Least swept NIC for 90% scaling efficiency: vgg19, 1 GPU/node'
 set ylabel 'Gbit/s per node (log)'
 set logscale y
 set grid ytics
-set key below horizontal
+set key outside top center horizontal box opaque
 set datafile missing '?'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.85 border -1
-set boxwidth 0.9
 set xtics nomirror
+set yrange [5:60]
 set xrange [-0.6:1.6]
-plot 'fig01-min-bandwidth.dat' using 2:xtic(1) title '16 nodes'
+set xtics ('poseidon' 0, 'wfbp' 1)
+plot 'fig01-min-bandwidth.dat' using ($0 + 0):(strcol(2) eq 'not reached' ? NaN : column(2)):($0 + -0.225):($0 + 0.225):(5):(strcol(2) eq 'not reached' ? NaN : column(2)) with boxxyerror fs solid 0.85 border lc rgb '#333333' lc rgb '#4e79a7' title '16 nodes', \
+     '' using ($0 + 0):(strcol(2) eq 'not reached' ? 60 : NaN):($0 + -0.225):($0 + 0.225):(5):(strcol(2) eq 'not reached' ? 60 : NaN) with boxxyerror fs pattern 4 border lc rgb '#4e79a7' lc rgb '#4e79a7' notitle, \
+     '' using ($0 + 0):(52.1739):(strcol(2) eq 'not reached' ? 'not reached' : '') with labels rotate by 90 right font ',9' tc rgb '#333333' notitle
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig01-min-bandwidth.png'
 replot

@@ -1,5 +1,5 @@
 # Where an iteration goes: googlenet, 4 nodes x 8 GPU, 10 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim 44b92de). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -8,12 +8,12 @@ set output 'fig01-time.svg'
 set title 'Where an iteration goes: googlenet, 4 nodes x 8 GPU, 10 Gbit/s'
 set ylabel 'seconds per iteration'
 set grid ytics
-set key below horizontal
+set key outside top center horizontal box opaque
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1
 set boxwidth 0.7
-set yrange [0:*]
+set yrange [0:1]
 set xtics nomirror
 plot 'fig01-time.dat' using 2:xtic(1) title 'compute' lc rgb '#1f77b4', \
      '' using 3 title 'net' lc rgb '#d62728', \

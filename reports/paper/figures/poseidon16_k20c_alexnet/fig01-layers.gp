@@ -1,5 +1,5 @@
 # Sync windows: alexnet, 8 nodes x 1 GPU, 40 Gbit/s, poseidon (simgrid)
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-layers.gp` in this folder
+# Written by possim report (possim 44b92de). Run `gnuplot fig01-layers.gp` in this folder
 # to draw fig01-layers.svg and fig01-layers.png again from fig01-layers.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -12,7 +12,7 @@ set ytics font ',9'
 set yrange [7.5:-0.5]
 set xrange [0:608.995]
 set grid xtics
-set key below horizontal
+set key outside top center horizontal box opaque
 set arrow from 591.257, graph 0 to 591.257, graph 1 nohead dt 2 lw 1.5 lc rgb '#555555'
 plot 'fig01-layers.dat' index 0 using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '#1f77b4' title 'sfb', \
      'fig01-layers.dat' index 1 using (($2+$3)/2):1:2:3:($1-0.38):($1+0.38) with boxxyerror fs solid 0.85 lc rgb '#ff7f0e' title 'ps'

@@ -1,5 +1,5 @@
 # alexnet, batch 256/GPU, 1 GPU/node, 40 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-speedup.gp` in this folder
+# Written by possim report (possim 44b92de). Run `gnuplot fig01-speedup.gp` in this folder
 # to draw fig01-speedup.svg and fig01-speedup.png again from fig01-speedup.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -9,12 +9,12 @@ set title 'alexnet, batch 256/GPU, 1 GPU/node, 40 Gbit/s'
 set xlabel 'nodes'
 set ylabel 'speedup over one GPU'
 set grid
-set key top left box opaque
+set key outside top center horizontal box opaque
 set xrange [0:8.32]
 set yrange [0:*]
-plot 'fig01-speedup.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1f77b4' title 'poseidon', \
-     'fig01-speedup.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d62728' title 'ps', \
-     'fig01-speedup.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#ff7f0e' title 'wfbp', \
+plot 'fig01-speedup.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#377eb8' title 'poseidon', \
+     'fig01-speedup.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e41a1c' title 'ps', \
+     'fig01-speedup.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#ff7f00' title 'wfbp', \
      x * 1 with lines dt 2 lw 1.5 lc rgb '#555555' title 'linear'
 set terminal pngcairo size 760,460 noenhanced font 'Sans,10' background rgb 'white'
 set output 'fig01-speedup.png'

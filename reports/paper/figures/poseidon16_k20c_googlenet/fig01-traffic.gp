@@ -1,5 +1,5 @@
 # Bytes per node per iteration: googlenet, 8 nodes x 1 GPU, 40 Gbit/s
-# Written by possim report (possim db1397e-dirty). Run `gnuplot fig01-traffic.gp` in this folder
+# Written by possim report (possim 44b92de). Run `gnuplot fig01-traffic.gp` in this folder
 # to draw fig01-traffic.svg and fig01-traffic.png again from fig01-traffic.dat.
 set datafile separator '\t'
 set encoding utf8
@@ -8,7 +8,7 @@ set output 'fig01-traffic.svg'
 set title 'Bytes per node per iteration: googlenet, 8 nodes x 1 GPU, 40 Gbit/s'
 set ylabel 'MB per iteration'
 set grid ytics
-set key below horizontal
+set key outside top center horizontal box opaque
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
