@@ -34,8 +34,9 @@ class Recorder {
   Timeline& timeline() { return timeline_; }
   // Simulated time has just moved across an interval of delta_s (Engine::on_time_advance,
   // after the sharing was solved for it): each PCIe link's load during that interval, for
-  // its peak (the NICs' peaks are the network backend's). Every link, every interval: a
-  // link's load also changes when a copy elsewhere starts or ends.
+  // its peak, where copies are SimGrid Comms (SimGrid's own solver; with the star backend
+  // the PCIe star keeps its links' peaks, as the NIC network does). Every link, every
+  // interval: a link's load also changes when a copy elsewhere starts or ends.
   void sample_link_loads(double delta_s);
 
   // Statistics, the timeline and per-layer rows into r (begun by begin_result); the NIC

@@ -2,9 +2,18 @@
 # Regenerates reports/paper/README.md: possim's predictions of every experiment of the two
 # Poseidon papers (scenarios/paper/), the revealed points of POSEIDON.md section 9 with
 # their residuals, and the fitted parameters with what they were fitted on.
-# Usage: reports/paper/make.sh   (from anywhere; needs a built ./possim)
+# Usage: reports/paper/make.sh [--check]   (from anywhere; needs a built ./possim; about 2
+# minutes on 2 cores)
+# --check writes nothing: it fails, showing the difference, where the README or the
+# figures' data (*.dat) are not what possim makes now, the header's version and date aside
+# (a ctest runs it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+check=0
+if [ "${1:-}" = --check ]; then
+  check=1
+  shift
+fi
 out=reports/paper/README.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -92,6 +101,24 @@ find "$tmp/figures" -name '*.svg' -delete
 # The pages name each point's results.json: name it where `possim run SCENARIO --out
 # results/paper/NAME` puts it, not this run's temporary folder (which would change every run).
 { grep -rlF "$tmp/" "$tmp/figures" || true; } | while read -r f; do sed -i "s|$tmp/|results/paper/|g" "$f"; done
+if [ $check -eq 1 ]; then
+  # The header names the commit and the day it was made: not a figure.
+  header() { sed -e 's/(possim [^,]*,$/(possim VERSION,/' -e 's/^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]): /DATE): /' "$1"; }
+  stale=0
+  diff -u <(header "$out") <(header "$tmp/README.md") || stale=1
+  (cd reports/paper/figures && find . -name '*.dat' | sort) > "$tmp/dat.committed"
+  (cd "$tmp/figures" && find . -name '*.dat' | sort) > "$tmp/dat.now"
+  diff -u "$tmp/dat.committed" "$tmp/dat.now" || stale=1
+  while read -r f; do
+    [ -f "$tmp/figures/$f" ] && { diff -u "reports/paper/figures/$f" "$tmp/figures/$f" || stale=1; }
+  done < "$tmp/dat.committed"
+  if [ $stale -eq 1 ]; then
+    echo "reports/paper: stale (above: - committed, + now); run reports/paper/make.sh" >&2
+    exit 1
+  fi
+  echo "reports/paper: README and figure data current"
+  exit 0
+fi
 rm -rf reports/paper/figures
 mv "$tmp/figures" reports/paper/figures
 mv "$tmp/README.md" "$out"
