@@ -33,7 +33,6 @@ class Delays {
   void after(double delay_s, std::function<void()> call);
   // Nothing more will be queued: the actor ends once every queued call has run.
   void stop();
-  std::size_t queued() const { return due_.size(); }
 
  private:
   struct Due {

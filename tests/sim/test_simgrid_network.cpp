@@ -6,6 +6,8 @@
 // and stragglers.
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -135,9 +137,11 @@ TEST_CASE("PCIe copies that share a lane: the star backend's PCIe star and SimGr
     r.options.stragglers.slowdown = {1.5, 1, 1.2, 1, 1, 1, 1, 1.1};
     const SyncPlan plan = make_plan(s, r);
     const Result star = agree(plan, false, opt);
-    int most = 0;
+    std::set<std::string> lanes;
     for (const TimelineEvent& e : star.timeline)
-      if (e.track.find("PCIe") != std::string::npos) most = std::max(most, most_copies_at_once(star, e.track));
+      if (e.track.find("PCIe") != std::string::npos) lanes.insert(e.track);
+    int most = 0;
+    for (const std::string& lane : lanes) most = std::max(most, most_copies_at_once(star, lane));
     CHECK(most >= 2);  // the lane was shared, so the comparison tests the sharing
   }
 }

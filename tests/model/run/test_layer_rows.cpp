@@ -1,8 +1,8 @@
 // fill_layer_rows (model/run/engine.hpp): each layer's sync window in the last iteration,
 // from that iteration's start, over the layer's tasks other than its own passes.
 #include <algorithm>
-#include <cmath>
 #include <map>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -18,36 +18,24 @@ TEST_CASE("layer rows: a sync window is the earliest start and latest finish of 
   const SyncPlan plan = make_plan("ps", request(net, flat_profile(), 4, 10, 32, 3));
   Result r;
   r.iteration_end_s = {1.0, 2.0, 3.0};  // the last iteration starts at 2.0
-  // Every sync task of layer L spans [2 + 0.1 L + 0.01 i, 2.5 + 0.1 L + 0.01 i] for its i-th
-  // task of the layer in plan order; the first one of layer 0 starts 1e-15 s before the
-  // iteration (a repeated iteration's shifted times round so), which must stay the start.
+  // The i-th sync task of layer L (plan order) spans [2 + 0.1 L + 0.01 i, 2.5 + 0.1 L + 0.01 i];
+  // the first one of layer 0 starts 1e-15 s before the iteration (a repeated iteration's
+  // shifted times round so), which must stay the start. Passes are never the window.
+  std::vector<std::pair<double, double>> spans(plan.tasks.size(), {0.0, 0.0});
   std::map<int, int> seen;
-  std::map<int, std::pair<double, double>> want;
-  const auto span = [&](std::size_t i) {
-    const Task& t = plan.tasks[i];
-    const int k = seen[t.layer]++;
-    double start = 2.0 + 0.1 * t.layer + 0.01 * k, finish = start + 0.5;
-    if (t.layer == 0 && k == 0) start = 2.0 - 1e-15;
-    return std::make_pair(start, finish);
-  };
-  // What the rows must say, from the same spans computed here.
+  std::map<int, std::pair<double, double>> want;  // from the iteration's start
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const Task& t = plan.tasks[i];
     if (t.layer < 0 || t.pass()) continue;
-    const int k = int(std::count_if(plan.tasks.begin(), plan.tasks.begin() + std::ptrdiff_t(i), [&](const Task& u) {
-      return u.layer == t.layer && !u.pass();
-    }));
-    double start = 0.1 * t.layer + 0.01 * k, finish = start + 0.5;
-    if (t.layer == 0 && k == 0) start = (2.0 - 1e-15) - 2.0;
-    auto [it, fresh] = want.try_emplace(t.layer, start, finish);
-    if (!fresh) it->second = {std::min(it->second.first, start), std::max(it->second.second, finish)};
+    const int k = seen[t.layer]++;
+    double start = 2.0 + 0.1 * t.layer + 0.01 * k;
+    const double finish = start + 0.5;
+    if (t.layer == 0 && k == 0) start = 2.0 - 1e-15;
+    spans[i] = {start, finish};
+    auto [it, fresh] = want.try_emplace(t.layer, start - 2.0, finish - 2.0);
+    if (!fresh) it->second = {std::min(it->second.first, start - 2.0), std::max(it->second.second, finish - 2.0)};
   }
-  // The span is called once per task in plan order, passes included: count only sync tasks.
-  fill_layer_rows(plan, r, [&](std::size_t i) {
-    const Task& t = plan.tasks[i];
-    if (t.pass()) return std::make_pair(0.0, 0.0);
-    return span(i);
-  });
+  fill_layer_rows(plan, r, [&](std::size_t i) { return spans[i]; });
   REQUIRE(!r.layers.empty());
   REQUIRE(want.count(0));
   for (const LayerResult& row : r.layers) {
