@@ -71,7 +71,8 @@ void StarSharing::start_moving(FlowId f) {
     p.m = x.m;
     active_at_[it->second] = std::uint32_t(active_.size());
     active_.push_back(it->second);
-    clock_.push(0, 0, 0);  // a new processor-sharing clock; its rate comes from the next solve
+    // A new processor-sharing clock; its rate comes from the next solve.
+    clock_.push(std::uint32_t(tx(x.src)), std::uint32_t(rx(x.dst)), x.m);
   }
   Pair& p = pair_[it->second];
   if (!(p.m == x.m))
@@ -83,7 +84,7 @@ void StarSharing::start_moving(FlowId f) {
   p.due.emplace_back(x.target, f);
   std::push_heap(p.due.begin(), p.due.end(), std::greater<>());
   clock_.head[k] = p.due.front().first;
-  ++p.moving;
+  ++clock_.slot[k].moving;
   solved_ = false;
 }
 
@@ -117,10 +118,10 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
       std::pop_heap(p.due.begin(), p.due.end(), std::greater<>());
       landed.push_back(p.due.back().second);
       p.due.pop_back();
-      --p.moving;
+      --clock_.slot[i].moving;
       solved_ = false;
     }
-    if (p.moving > 0) {
+    if (clock_.slot[i].moving > 0) {
       clock_.head[i] = p.due.front().first;
       ++i;
       continue;
@@ -181,21 +182,18 @@ double StarSharing::load_bytes_per_s(std::size_t link) {
 // the node count.
 void StarSharing::solve() {
   first_landing_s_ = -std::numeric_limits<double>::infinity();  // foreseen at other rates
-  // Each moving pair's links and flows, gathered once in active_ order (pair_ is read at
-  // random; what follows reads only this), and the links in use, ascending.
+  // The links in use, ascending. Everything below reads the moving pairs' records in
+  // place order (Clocks) or one link's members in sequence, never pair_ at random.
   ++epoch_;
   used_.clear();
-  solo_.resize(active_.size());
-  for (std::size_t k = 0; k < active_.size(); ++k) {
-    const Pair& p = pair_[active_[k]];
-    solo_[k] = Solo{std::uint32_t(tx(p.src)), std::uint32_t(rx(p.dst)), double(p.moving) * p.m.tx,
-                    double(p.moving) * p.m.rx, -1.0};  // rate -1: unfixed
-    for (const std::uint32_t j : {solo_[k].tx, solo_[k].rx})
+  const std::size_t pairs = active_.size();
+  const Slot* slot = clock_.slot.data();
+  for (std::size_t k = 0; k < pairs; ++k)
+    for (const std::uint32_t j : {slot[k].tx, slot[k].rx})
       if (stamp_[j] != epoch_) {
         stamp_[j] = epoch_;
         used_.push_back(j);
       }
-  }
   std::sort(used_.begin(), used_.end());
   const std::size_t links = used_.size();
   for (std::size_t k = 0; k < links; ++k) {
@@ -204,19 +202,22 @@ void StarSharing::solve() {
     left_[j] = capacity_[j];
     users_[j] = 0;
   }
+  // A pair's flows on its tx and rx links, counted by multiplicity (integers: exact).
+  const auto flows_tx = [](const Slot& q) { return double(q.moving) * q.mult_tx; };
+  const auto flows_rx = [](const Slot& q) { return double(q.moving) * q.mult_rx; };
   first_.assign(links + 1, 0);
-  for (const Solo& q : solo_) {
-    users_[q.tx] += q.flows_tx;
-    users_[q.rx] += q.flows_rx;
-    ++first_[local_[q.tx] + 1];
-    ++first_[local_[q.rx] + 1];
+  for (std::size_t k = 0; k < pairs; ++k) {
+    users_[slot[k].tx] += flows_tx(slot[k]);
+    users_[slot[k].rx] += flows_rx(slot[k]);
+    ++first_[local_[slot[k].tx] + 1];
+    ++first_[local_[slot[k].rx] + 1];
   }
   for (std::size_t k = 0; k < links; ++k) first_[k + 1] += first_[k];
   member_.resize(first_[links]);
   at_.assign(first_.begin(), first_.end() - 1);
-  for (std::size_t k = 0; k < solo_.size(); ++k) {
-    member_[at_[local_[solo_[k].tx]]++] = std::uint32_t(k);
-    member_[at_[local_[solo_[k].rx]]++] = std::uint32_t(k);
+  for (std::size_t k = 0; k < pairs; ++k) {
+    member_[at_[local_[slot[k].tx]]++] = Member{std::uint32_t(k), slot[k].rx, flows_rx(slot[k])};
+    member_[at_[local_[slot[k].rx]]++] = Member{std::uint32_t(k), slot[k].tx, flows_tx(slot[k])};
   }
   constexpr double kInf = std::numeric_limits<double>::infinity();
   heap_.clear();
@@ -226,20 +227,22 @@ void StarSharing::solve() {
     heap_.push_back(j);
   }
   for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
+  fixed_.assign(pairs, 0);
+  double* rate = clock_.rate.data();
+  std::fill(rate, rate + pairs, -1.0);  // -1: unfixed
   while (!heap_.empty() && share_[heap_[0]] < kInf) {
     const std::uint32_t j = heap_[0];
     const double share = share_[j];
     remove_top();
     for (std::uint32_t m = first_[local_[j]]; m < first_[local_[j] + 1]; ++m) {
-      Solo& q = solo_[member_[m]];
-      if (q.rate >= 0) continue;
-      q.rate = share;
-      const bool from_tx = j == q.tx;
-      const std::uint32_t other = from_tx ? q.rx : q.tx;
+      const Member& e = member_[m];
+      if (fixed_[e.slot]) continue;
+      fixed_[e.slot] = 1;
+      rate[e.slot] = share;
+      const std::uint32_t other = e.other;
       if (heap_at_[other] == kNone) continue;  // already fixed
-      const double flows = from_tx ? q.flows_rx : q.flows_tx;  // integers: exact
-      left_[other] = std::max(0.0, left_[other] - flows * share);
-      users_[other] -= flows;
+      left_[other] = std::max(0.0, left_[other] - e.flows_other * share);
+      users_[other] -= e.flows_other;
       share_[other] = users_[other] > 0 ? left_[other] / users_[other] : kInf;
       sift_up(heap_at_[other]);  // only rounding can lower a share
       sift_down(heap_at_[other]);
@@ -247,14 +250,11 @@ void StarSharing::solve() {
   }
   for (const std::uint32_t j : heap_) heap_at_[j] = kNone;  // links left with no unfixed flow
   heap_.clear();
-  // Rates, and loads: the links loaded at the last solve are cleared, then this solve's
-  // are summed.
+  // Loads: the links loaded at the last solve are cleared, then this solve's are summed.
   for (const std::uint32_t j : loaded_) load_[j] = 0.0;
-  for (std::size_t k = 0; k < solo_.size(); ++k) {
-    const Solo& q = solo_[k];
-    clock_.rate[k] = q.rate;
-    load_[q.tx] += q.flows_tx * q.rate;
-    load_[q.rx] += q.flows_rx * q.rate;
+  for (std::size_t k = 0; k < pairs; ++k) {
+    load_[slot[k].tx] += flows_tx(slot[k]) * rate[k];
+    load_[slot[k].rx] += flows_rx(slot[k]) * rate[k];
   }
   loaded_.swap(used_);
   solved_ = true;

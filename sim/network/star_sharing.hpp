@@ -88,28 +88,39 @@ class StarSharing {
   // walks in order.
   struct Pair {
     int src = 0, dst = 0;
-    std::uint32_t moving = 0;
     Multiplicity m;  // of each of its flows
     std::vector<std::pair<double, FlowId>> due;  // min-heap of (target, flow)
   };
-  // Per moving pair, by its place in active_: served bytes, rate per flow (bytes/s), and
-  // the target of its first flow to land (due.front()).
+  // Per moving pair, by its place in active_: served bytes, rate per flow (bytes/s), the
+  // target of its first flow to land (due.front()), and (Slot) what the solver reads: its
+  // links, its moving flows and the flows of the cluster each stands for on either link.
+  // In place order, so that a solve and an event walk flat arrays, not pair_ at random;
+  // the solver's fields in one record, so that a pair that starts or idles touches few
+  // cache lines (PS starts and idles a pair per flow).
+  struct Slot {
+    std::uint32_t tx, rx, moving;
+    double mult_tx, mult_rx;
+  };
   struct Clocks {
     std::vector<double> served, rate, head;
-    void push(double s, double r, double h) {
-      served.push_back(s);
-      rate.push_back(r);
-      head.push_back(h);
+    std::vector<Slot> slot;
+    void push(std::uint32_t tx_link, std::uint32_t rx_link, const Multiplicity& m) {
+      served.push_back(0);
+      rate.push_back(0);
+      head.push_back(0);
+      slot.push_back(Slot{tx_link, rx_link, 0, m.tx, m.rx});
     }
     void move(std::size_t to, std::size_t from) {
       served[to] = served[from];
       rate[to] = rate[from];
       head[to] = head[from];
+      slot[to] = slot[from];
     }
     void pop() {
       served.pop_back();
       rate.pop_back();
       head.pop_back();
+      slot.pop_back();
     }
   };
   struct Waiting {
@@ -151,17 +162,17 @@ class StarSharing {
   std::uint64_t epoch_ = 0;
   std::vector<std::uint32_t> used_, loaded_;   // links of moving pairs, ascending: this solve's, the last one's
   std::vector<std::uint32_t> local_;           // per link: its place in used_
-  std::vector<std::uint32_t> first_, member_, at_;  // per used link k: its pairs, member_[first_[k]..first_[k+1])
-  std::vector<std::uint32_t> heap_, heap_at_;  // links not yet fixed; each one's place in heap_ (kNone: none)
-  Clocks clock_;  // in active_ order
-  // Per moving pair, in active_ order, what the solver reads: its links, its flows on
-  // each (counted by multiplicity), and its rate (-1 until fixed). Gathered from pair_
-  // once per solve, so that the filling reads small records, not pair_ at random.
-  struct Solo {
-    std::uint32_t tx, rx;
-    double flows_tx, flows_rx, rate;
+  // Per used link k, its pairs: member_[first_[k]..first_[k+1]), each with the pair's
+  // other link and its flows there, so the filling reads one link's pairs in sequence.
+  struct Member {
+    std::uint32_t slot, other;
+    double flows_other;
   };
-  std::vector<Solo> solo_;
+  std::vector<std::uint32_t> first_, at_;
+  std::vector<Member> member_;
+  std::vector<std::uint32_t> heap_, heap_at_;  // links not yet fixed; each one's place in heap_ (kNone: none)
+  std::vector<std::uint8_t> fixed_;            // per moving pair: its rate is fixed
+  Clocks clock_;  // in active_ order
 };
 
 }  // namespace possim::sim
