@@ -68,17 +68,16 @@ void StarSharing::start_moving(FlowId f) {
     Pair& p = pair_[it->second];
     p.src = x.src;
     p.dst = x.dst;
-    p.m = x.m;
     active_at_[it->second] = std::uint32_t(active_.size());
     active_.push_back(it->second);
     // A new processor-sharing clock; its rate comes from the next solve.
     clock_.push(std::uint32_t(tx(x.src)), std::uint32_t(rx(x.dst)), x.m);
   }
   Pair& p = pair_[it->second];
-  if (!(p.m == x.m))
+  const std::size_t k = active_at_[it->second];
+  if (!(Multiplicity{clock_.slot[k].mult_tx, clock_.slot[k].mult_rx} == x.m))
     throw std::logic_error("star sharing: flows " + std::to_string(x.src) + " -> " + std::to_string(x.dst) +
                            " standing for different numbers of flows");
-  const std::size_t k = active_at_[it->second];
   x.pair = it->second;
   x.target = clock_.served[k] + x.bytes;
   p.due.emplace_back(x.target, f);

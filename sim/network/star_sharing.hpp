@@ -83,12 +83,11 @@ class StarSharing {
     Multiplicity m;
   };
   // Flows moving between two nodes, at one rate each, and a processor-sharing clock: the
-  // bytes each has received since the pair was last idle. The clock, the rate and the
-  // first flow's target live in arrays by place in active_ (Clocks), which every event
-  // walks in order.
+  // bytes each has received since the pair was last idle. The clock, the rate, the first
+  // flow's target, the moving count and the multiplicity of each of its flows live in
+  // arrays by place in active_ (Clocks), which every event walks in order.
   struct Pair {
     int src = 0, dst = 0;
-    Multiplicity m;  // of each of its flows
     std::vector<std::pair<double, FlowId>> due;  // min-heap of (target, flow)
   };
   // Per moving pair, by its place in active_: served bytes, rate per flow (bytes/s), the
@@ -171,7 +170,9 @@ class StarSharing {
   std::vector<std::uint32_t> first_, at_;
   std::vector<Member> member_;
   std::vector<std::uint32_t> heap_, heap_at_;  // links not yet fixed; each one's place in heap_ (kNone: none)
-  std::vector<std::uint8_t> fixed_;            // per moving pair: its rate is fixed
+  // Per moving pair: its rate is fixed. A byte, not rate >= 0: this test is the filling's
+  // one read at random, and bytes keep it in cache.
+  std::vector<std::uint8_t> fixed_;
   Clocks clock_;  // in active_ order
 };
 

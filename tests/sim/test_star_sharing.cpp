@@ -98,6 +98,12 @@ TEST_CASE("star sharing: bad flows are refused", "[star_sharing]") {
   std::vector<StarSharing::FlowId> landed;
   s.advance(1, landed);
   CHECK_THROWS(s.advance(0.5, landed));
+  // Flows between the same two nodes moving at once stand for as many flows each.
+  StarSharing t({1, 1}, {1, 1});
+  t.add(0, 1, 1, 0, {2, 3});
+  CHECK_NOTHROW(t.add(0, 1, 1, 0, {2, 3}));
+  CHECK_THROWS(t.add(0, 1, 1, 0, {2, 2}));
+  CHECK_THROWS(t.add(0, 1, 1, 0, {3, 3}));
 }
 
 namespace {
