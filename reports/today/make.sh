@@ -4,7 +4,9 @@
 # transformer-sized MLP stack, Poseidon beside ring, double-tree and hierarchical all-reduce):
 # each scenario's table and figures, and the least NIC that keeps 90% scaling efficiency.
 # Usage: reports/today/make.sh [ENGINE]   (from anywhere; needs a built ./possim; ENGINE
-# defaults to simgrid, possim run's, about 15 min on 2 cores; analytic runs the set in seconds)
+# defaults to simgrid, possim run's, about half an hour on 2 cores; analytic runs the set in
+# seconds). The agreement test (tests/sim/test_agreement_shipped.cpp) fails when a row of its
+# tables no longer says what SimGrid gives.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 engine=${1:-simgrid}
