@@ -40,17 +40,6 @@ void Table::print(std::ostream& out) const {
   }
 }
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  // A figure that rounds to zero prints as 0, whatever its sign ("-0.00%" reads as a bias).
-  const std::string s = buf;
-  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) return s.substr(1);
-  return s;
-}
-
-std::string percent(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
-
 std::string g4(double x) {
   char b[64];
   std::snprintf(b, sizeof b, "%.4g", x);

@@ -20,10 +20,10 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string fixed(double v, int decimals);
-std::string percent(double fraction);
 // Four significant digits (%.4g): parameters and residuals of any magnitude.
 std::string g4(double x);
-using possim::si;  // model/input/text.hpp: 1.23 G{unit}
+using possim::fixed;    // model/input/text.hpp: "%.*f", never "-0.0"
+using possim::percent;  // model/input/text.hpp: "97.8%"
+using possim::si;       // model/input/text.hpp: 1.23 G{unit}
 
 }  // namespace possim::cli

@@ -119,6 +119,16 @@ std::string counted(long long n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  const std::string s = buf;
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) return s.substr(1);
+  return s;
+}
+
+std::string percent(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
+
 std::string si(double v, const char* unit) {
   const char* prefix[] = {"", "k", "M", "G", "T", "P"};
   int i = 0;

@@ -29,6 +29,12 @@ std::optional<long long> parse_decimal_integer(const std::string& s);
 // "1 point", "2 points": a count and its noun, plural (noun + "s") but at exactly one.
 std::string counted(long long n, const std::string& noun);
 
+// A number with `decimals` digits after the point, as possim's tables print it ("%.*f"); a
+// figure that rounds to zero prints as 0 whatever its sign ("-0.00%" reads as a bias).
+std::string fixed(double v, int decimals);
+// A fraction as a percentage with one decimal: "97.8%".
+std::string percent(double fraction);
+
 // Three significant digits with an SI prefix: counts read "1.73M", quantities with a unit
 // "1.73 MB" (k, M, G, T, P).
 std::string si(double v, const char* unit);

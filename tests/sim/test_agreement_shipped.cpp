@@ -11,7 +11,6 @@
 // that moves a today point fails here until the report is made again.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +23,7 @@
 
 #include "model/analytic/analytic_engine.hpp"
 #include "model/input/scenario.hpp"
+#include "model/input/text.hpp"
 #include "model/run/engine_registry.hpp"
 #include "model/plan/time_share.hpp"
 #include "model/run/sweep.hpp"
@@ -71,29 +71,22 @@ ReportRows today_report_rows(const fs::path& readme) {
   return rows;
 }
 
-std::string decimals(double v, int n) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", n, v);
-  const std::string s = b;  // as cli/table.cpp's fixed(): no "-0.0"
-  return s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos ? s.substr(1) : s;
-}
-
-// The cells possim run prints for a result (cli/cmd_run.cpp's print_table) that
-// reports/today's rows have, compared by column name.
+// The cells possim run prints for a result (cli/cmd_run.cpp's print_table, with the same
+// formatters) that reports/today's rows have, compared by column name.
 void check_report_row(const std::map<std::string, std::string>& row, const Result& r) {
   const auto cell = [&](const char* column) {
     const auto it = row.find(column);
     return it == row.end() ? std::string("(no column)") : it->second;
   };
-  CHECK(cell("images/s") == decimals(r.images_per_s, 1));
-  CHECK(cell("iter s") == decimals(r.iteration_s, 4));
-  CHECK(cell("speedup") == decimals(r.speedup, 2) + "x");
-  CHECK(cell("efficiency") == decimals(100 * r.efficiency, 1) + "%");
-  CHECK(cell("stall") == decimals(100 * r.stall_share(), 1) + "%");
+  CHECK(cell("images/s") == fixed(r.images_per_s, 1));
+  CHECK(cell("iter s") == fixed(r.iteration_s, 4));
+  CHECK(cell("speedup") == fixed(r.speedup, 2) + "x");
+  CHECK(cell("efficiency") == percent(r.efficiency));
+  CHECK(cell("stall") == percent(r.stall_share()));
   for (std::size_t i = 0; i < kTimeShares; ++i) {
     const auto it = row.find(short_name(TimeShare(i)));
     if (it != row.end())
-      CHECK(it->second == decimals(r.iteration_s > 0 ? 100 * r.breakdown[TimeShare(i)] / r.iteration_s : 0, 1) + "%");
+      CHECK(it->second == percent(r.iteration_s > 0 ? r.breakdown[TimeShare(i)] / r.iteration_s : 0));
   }
 }
 
@@ -133,7 +126,7 @@ TEST_CASE("every shipped paper and today point: the analytic engine within 3% of
         REQUIRE(a[i].cluster.nic_gbps == g[i].cluster.nic_gbps);
         if (f.parent_path().filename() == "today") {
           const std::string key = f.stem().string() + " " + g[i].strategy + " " + std::to_string(g[i].cluster.nodes) +
-                                  " " + decimals(g[i].cluster.nic_gbps, 1);
+                                  " " + fixed(g[i].cluster.nic_gbps, 1);
           INFO("reports/today/README.md, " << key << " (reports/today/make.sh makes it again)");
           const auto row = report.find(key);
           CHECK(row != report.end());
