@@ -14,6 +14,7 @@
 #include <string>
 
 #include "model/input/profile.hpp"
+#include "model/run/memory.hpp"
 #include "model/strategies/strategy.hpp"
 #include "model/workload/zoo.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -21,6 +22,7 @@
 using namespace possim;
 
 int main(int argc, char** argv) {
+  keep_freed_memory();  // as possim's processes do (cli/main.cpp; the engine's child inherits it)
   bool all = false, dedicated = false;
   sim::SimGridOptions sim;
   for (int i = 6; i < argc; ++i) {
