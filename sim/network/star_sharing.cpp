@@ -209,7 +209,7 @@ double StarSharing::load_bytes_per_s(std::size_t link) {
 // link would give them, equal shares included), and each link's pairs in place order:
 // equal shares pop in an order that depends on that, and so, by a rounding, do the rates
 // (a canonical order was tried: SimGrid results moved by 1e-4 on a shipped scenario).
-// A solve is O(pairs + links log links), whatever the node count.
+// A solve is O(pairs log links), whatever the node count.
 void StarSharing::solve() {
   first_landing_s_ = -std::numeric_limits<double>::infinity();  // foreseen at other rates
   // The links in use, ascending, and per link its pairs' flows and its members' place:

@@ -15,7 +15,7 @@
 // (bench/results/simgrid_scale.md). Here flows between the same two nodes always get the
 // same rate, so the solver works on the node pairs with flows moving (however many flows
 // each holds), each with a processor-sharing clock: a flow lands when its pair
-// has served it its bytes. One solve is O(pairs log pairs), whatever the node count; a
+// has served it its bytes. One solve is O(pairs log links), whatever the node count; a
 // landing costs O(log flows). Between solves an event walks the moving pairs' clocks in
 // flat arrays (Clocks): the same arithmetic, in the same order, as a walk over the pairs
 // themselves, so results do not move by a bit, at a few nanoseconds a pair
