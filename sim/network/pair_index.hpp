@@ -1,8 +1,7 @@
 // The star solver's index from a node pair (src * nodes + dst) to its record: open
 // addressing with linear probing in one flat array, deletion by backward shift (no
 // tombstones). A full 4,096-node run starts and idles a pair for nearly every one of its
-// ~7 million flows; std::unordered_map allocated and freed a node for each, and its
-// malloc was a tenth of the run.
+// ~7 million flows; std::unordered_map allocated and freed a node for each.
 #pragma once
 #include <cstdint>
 #include <limits>

@@ -58,7 +58,7 @@ StarSharing::FlowId StarSharing::add(int src, int dst, double bytes, double late
 
 void StarSharing::start_moving(FlowId f) {
   Flow& x = flow_[f];
-  const std::uint64_t key = std::uint64_t(x.src) * (capacity_.size() / 2) + std::uint64_t(x.dst);
+  const std::uint64_t key = pair_key(x.src, x.dst);
   std::uint32_t id = pair_of_.find(key);
   if (id == kNone) {
     if (!free_pair_.empty()) {
@@ -77,8 +77,7 @@ void StarSharing::start_moving(FlowId f) {
     active_.push_back(id);
     // A new processor-sharing clock; its rate comes from the next solve.
     clock_.push(std::uint32_t(tx(x.src)), std::uint32_t(rx(x.dst)), x.m);
-    count_pair(std::uint32_t(tx(x.src)), +1);
-    count_pair(std::uint32_t(rx(x.dst)), +1);
+    count_pair(clock_.slot.back(), +1);
   }
   Pair& p = pair_[id];
   const std::size_t k = active_at_[id];
@@ -90,24 +89,29 @@ void StarSharing::start_moving(FlowId f) {
   p.due.emplace_back(x.target, f);
   std::push_heap(p.due.begin(), p.due.end(), std::greater<>());
   clock_.head[k] = p.due.front().first;
-  Slot& q = clock_.slot[k];
-  ++q.moving;
-  flows_on_[q.tx] += q.mult_tx;
-  flows_on_[q.rx] += q.mult_rx;
+  count_flow(clock_.slot[k], +1);
+}
+
+void StarSharing::count_flow(Slot& q, int delta) {
+  q.moving = std::uint32_t(int(q.moving) + delta);
+  flows_on_[q.tx] += delta * q.mult_tx;
+  flows_on_[q.rx] += delta * q.mult_rx;
   solved_ = false;
 }
 
-void StarSharing::count_pair(std::uint32_t link, int delta) {
-  pairs_on_[link] = std::uint32_t(int(pairs_on_[link]) + delta);
-  if (delta > 0 && pairs_on_[link] == 1) {
-    used_at_[link] = std::uint32_t(used_.size());
-    used_.push_back(link);
-  } else if (delta < 0 && pairs_on_[link] == 0) {
-    const std::uint32_t last = used_.back();
-    used_[used_at_[link]] = last;
-    used_at_[last] = used_at_[link];
-    used_.pop_back();
-    used_at_[link] = kNone;
+void StarSharing::count_pair(const Slot& q, int delta) {
+  for (const std::uint32_t link : {q.tx, q.rx}) {
+    pairs_on_[link] = std::uint32_t(int(pairs_on_[link]) + delta);
+    if (delta > 0 && pairs_on_[link] == 1) {
+      used_at_[link] = std::uint32_t(used_.size());
+      used_.push_back(link);
+    } else if (delta < 0 && pairs_on_[link] == 0) {
+      const std::uint32_t last = used_.back();
+      used_[used_at_[link]] = last;
+      used_at_[last] = used_at_[link];
+      used_.pop_back();
+      used_at_[link] = kNone;
+    }
   }
 }
 
@@ -141,11 +145,7 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
       std::pop_heap(p.due.begin(), p.due.end(), std::greater<>());
       landed.push_back(p.due.back().second);
       p.due.pop_back();
-      Slot& q = clock_.slot[i];
-      --q.moving;
-      flows_on_[q.tx] -= q.mult_tx;
-      flows_on_[q.rx] -= q.mult_rx;
-      solved_ = false;
+      count_flow(clock_.slot[i], -1);
     }
     if (clock_.slot[i].moving > 0) {
       clock_.head[i] = p.due.front().first;
@@ -153,9 +153,8 @@ void StarSharing::advance(double t_s, std::vector<FlowId>& landed) {
       continue;
     }
     // Idle: the pair's slot goes back (the pair moved into place i is looked at next).
-    pair_of_.erase(std::uint64_t(p.src) * (capacity_.size() / 2) + std::uint64_t(p.dst));
-    count_pair(clock_.slot[i].tx, -1);
-    count_pair(clock_.slot[i].rx, -1);
+    pair_of_.erase(pair_key(p.src, p.dst));
+    count_pair(clock_.slot[i], -1);
     active_[i] = active_.back();
     clock_.move(i, active_.size() - 1);
     active_at_[active_[i]] = std::uint32_t(i);

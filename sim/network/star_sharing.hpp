@@ -132,9 +132,15 @@ class StarSharing {
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   std::size_t tx(int node) const { return 2 * std::size_t(node); }
   std::size_t rx(int node) const { return 2 * std::size_t(node) + 1; }
+  std::uint64_t pair_key(int src, int dst) const {
+    return std::uint64_t(src) * (capacity_.size() / 2) + std::uint64_t(dst);
+  }
   void start_moving(FlowId f);
-  // A pair on `link` started (+1) or idled (-1): the link's pair count and used_.
-  void count_pair(std::uint32_t link, int delta);
+  // A flow of the pair in slot q started (+1) or landed (-1): its moving count and its
+  // links' flows.
+  void count_flow(Slot& q, int delta);
+  // The pair in slot q started (+1) or idled (-1): its links' pair counts and used_.
+  void count_pair(const Slot& q, int delta);
   void solve();
   // The solver's heap of links, least share on top.
   void place(std::size_t i, std::uint32_t link);
@@ -156,7 +162,7 @@ class StarSharing {
   std::vector<Pair> pair_;
   std::vector<std::uint32_t> free_pair_, active_;  // active_: pairs with moving flows
   std::vector<std::uint32_t> active_at_;           // per pair: its index in active_
-  PairIndex pair_of_;  // src * nodes + dst
+  PairIndex pair_of_;  // by pair_key()
   // Kept as pairs start, land and idle, so that a solve need not find them in a pass over
   // every moving pair (~800,000 at 4,096 nodes, ~1% of them changed since the last solve):
   // per link, its moving flows (counted by multiplicity: whole numbers, so the running sum
@@ -168,7 +174,7 @@ class StarSharing {
   std::vector<double> left_, share_;  // per link: capacity not yet given, and per unfixed flow
   std::vector<double> users_;         // per link: unfixed flows (counted by multiplicity)
   std::vector<std::uint32_t> order_, loaded_;  // links of moving pairs, ascending: this solve's, the last one's
-  std::vector<std::uint32_t> local_;           // per link: its place in used_
+  std::vector<std::uint32_t> local_;           // per link: its place in order_
   // Per used link k, its pairs: member_[first_[k]..first_[k+1]), each with the pair's
   // other link and its flows there, so the filling reads one link's pairs in sequence.
   struct Member {
