@@ -2,7 +2,8 @@
 // 9 models x 8 strategies x nodes 1..1024 (powers of two) x 7 bandwidths, one core.
 // Each repeat builds every plan and evaluates it; prints per-repeat wall time and the
 // median, plus the per-point cost, and the last repeat split into plan building and the
-// engine per strategy. Usage: bench_analytic_sweep [repeats]
+// engine per strategy. Usage: bench_analytic_sweep [repeats] [--all-iterations] (the engine
+// schedules every iteration, as before repeated ones were read from the second).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,13 +23,14 @@ using namespace possim;
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+  const bool all_iterations = argc > 2 && std::string(argv[2]) == "--all-iterations";
   keep_freed_memory();  // as possim's commands do (cli/main.cpp)
   const Profile profile = load_profile("titanx_maxwell");
   std::vector<Network> nets;
   for (const auto& name : zoo_names()) nets.push_back(make_zoo_network(name));
   const std::vector<int> nodes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
   const std::vector<double> gbps = {1, 2, 5, 10, 20, 30, 40};
-  const AnalyticEngine engine;
+  const AnalyticEngine engine(all_iterations);
 
   std::vector<double> wall;
   std::size_t points = 0;

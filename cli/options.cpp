@@ -38,7 +38,7 @@ void add_engine_option(po::options_description& desc, std::string& engine_name) 
 
 void add_all_iterations_option(po::options_description& desc, bool& all_iterations) {
   desc.add_options()("all-iterations", po::bool_switch(&all_iterations),
-                     "SimGrid: simulate every iteration, even those that provably repeat the one before");
+                     "simulate (analytic: schedule) every iteration, even those that provably repeat the one before");
 }
 
 void add_reduce_options(po::options_description& desc, bool& reduce, bool& no_reduce) {

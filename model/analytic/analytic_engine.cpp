@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/analytic/repeat.hpp"
 #include "model/analytic/schedule.hpp"
 #include "model/input/error.hpp"
 #include "model/plan/interference.hpp"
@@ -159,17 +160,11 @@ bool interferes(const SyncPlan& plan) {
   return plan.rates.interferes() && std::any_of(plan.tasks.begin(), plan.tasks.end(), runs_comm_kernel);
 }
 
-std::vector<int> identity_sources(int k) {
-  std::vector<int> v;
-  for (int t = 0; t < k; ++t) v.push_back(t);
-  return v;
-}
-
-void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, int k, Result& res) {
-  for (int t = 0; t < k; ++t)
-    for (std::size_t i = 0; i < s.n; ++i) {
+void add_timeline(const SyncPlan& plan, const Prepared& p, const Repeated& s, Result& res) {
+  for (int t = 0; t < s.iterations(); ++t)
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
       const Task& task = plan.tasks[i];
-      const double dur = s.finish[s.id(t, i)] - s.start[s.id(t, i)];
+      const double start = s.start(t, i), dur = s.finish(t, i) - start;
       if (dur <= 0) continue;
       const std::string layer = task.layer >= 0 ? plan.layers[std::size_t(task.layer)].name : "";
       for (int r : p.held[i].res) {
@@ -178,7 +173,7 @@ void add_timeline(const SyncPlan& plan, const Prepared& p, const Schedule& s, in
         // worker (a worker's own work on its node's CPU does).
         const int worker = task.scope != Scope::worker || r == server_tx || r == server_rx ? -1 : 0;
         res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.label + " " + layer,
-                                             to_string(task.step), s.start[s.id(t, i)], dur, t, task.layer, worker});
+                                             to_string(task.step), start, dur, t, task.layer, worker});
         if (task.bytes > 0) res.timeline.back().bytes = task.bytes;
         else if (task.tensor >= 0) res.timeline.back().bytes = plan.tensors[std::size_t(task.tensor)].bytes;
       }
@@ -213,22 +208,19 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   const Prepared p = prepare(plan);
   const std::vector<IterationInput> inputs = iteration_inputs(plan, k);
   const bool interfered = interferes(plan);
-  const Schedule s = fluid_schedule(plan, p, inputs);
+  const Repeated s(plan, p, inputs, !all_iterations_);
 
   std::vector<double> ends;
-  for (int t = 0; t < k; ++t) {
-    double end = 0;
-    for (std::size_t i = 0; i < s.n; ++i) end = std::max(end, s.finish[s.id(t, i)]);
-    ends.push_back(end);
-  }
+  for (int t = 0; t < k; ++t) ends.push_back(s.end(t));
   Result res = begin_result(plan, name(), std::move(ends));
+  res.simulated_iterations = s.scheduled();
   // Busy: GPU time per iteration; averaged over the iterations when stragglers or
   // interference vary it.
   const int busy_iterations = plan.undisturbed() && !interfered ? 1 : k;
   for (int t = 0; t < busy_iterations; ++t)
-    for (std::size_t i = 0; i < s.n; ++i)
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i)
       if (p.held[i].res[0] == gpu)
-        res.gpu_busy_s += interfered ? s.finish[s.id(t, i)] - s.start[s.id(t, i)]  // slowed where overlapped
+        res.gpu_busy_s += interfered ? s.finish(t, i) - s.start(t, i)  // slowed where overlapped
                                      : instance_cost(plan, p, i, inputs[std::size_t(t)]).first;
   res.gpu_busy_s /= busy_iterations;
   res.gpu_stall_s = std::max(0.0, res.iteration_s - res.gpu_busy_s);
@@ -236,11 +228,9 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   res.sent_bytes_mean = res.received_bytes_mean = p.node_bytes_mean;
   res.sent_bytes_max = p.per_node.tx_max();
   res.received_bytes_max = p.per_node.rx_max();
-  fill_layer_rows(plan, res, [&](std::size_t i) {
-    return std::make_pair(s.start[s.id(k - 1, i)], s.finish[s.id(k - 1, i)]);
-  });
-  fill_breakdown(plan, s.path, identity_sources(k), res);
-  if (opt.timeline) add_timeline(plan, p, s, k, res);
+  fill_layer_rows(plan, res, [&](std::size_t i) { return std::make_pair(s.start(k - 1, i), s.finish(k - 1, i)); });
+  fill_breakdown(plan, s.schedule().path, s.sources(), res);
+  if (opt.timeline) add_timeline(plan, p, s, res);
   return res;
 }
 

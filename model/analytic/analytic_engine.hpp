@@ -30,8 +30,14 @@ namespace possim {
 
 class AnalyticEngine : public Engine {
  public:
+  // `all_iterations`: schedule every iteration, where by default those that repeat the one
+  // before are read from it (repeat.hpp).
+  explicit AnalyticEngine(bool all_iterations = false) : all_iterations_(all_iterations) {}
   const char* name() const override { return "analytic"; }
   Result run(const SyncPlan& plan, const RunOptions& opt) const override;
+
+ private:
+  bool all_iterations_;
 };
 
 // Seconds one instance of task t lasts under the analytic model, how long it holds its

@@ -1,4 +1,5 @@
-// The analytic engine as the registry knows it: closed form, no settings of its own.
+// The analytic engine as the registry knows it: closed form; --all-iterations schedules
+// every iteration.
 #include "model/analytic/analytic_engine.hpp"
 #include "model/run/engine_registry.hpp"
 
@@ -17,7 +18,7 @@ void register_analytic_engine() {
   e.summary = "closed form";
   e.capabilities.closed_form = true;
   e.capabilities.runs_sweeps = true;
-  e.make = [](const EngineRequest&) { return std::make_unique<AnalyticEngine>(); };
+  e.make = [](const EngineRequest& q) { return std::make_unique<AnalyticEngine>(q.all_iterations); };
   e.caveat = analytic_caveat;
   register_engine(std::move(e));
 }
