@@ -121,7 +121,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   int batch = 32, shards = 0, restarts = 8;
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   double latency_us = 50;
-  bool quiet = false, accept_poor = false;
+  bool quiet = false, accept_poor = false, all_iterations = false;
   std::string default_free;
   for (const auto& n : cal::default_fit_parameters())
     default_free += (default_free.empty() ? "" : ",") + n;
@@ -160,6 +160,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
       "poor fit is named on stderr, nothing is written, exit status 3; with it the fitted "
       "parameters' sources say so")(
       "quiet,q", po::bool_switch(&quiet), "no tables, no progress");
+  add_all_iterations_option(desc, all_iterations);
   po::positional_options_description pos;
   pos.add("measurements", -1);
   po::variables_map vm;
@@ -183,6 +184,7 @@ int cmd_calibrate_fit(const std::vector<std::string>& args) {
   if (name.empty()) name = std::filesystem::path(out).stem().string();
   EngineRequest request = engine_request();
   request.quiet = quiet;
+  request.all_iterations = all_iterations;
   const std::unique_ptr<Engine> engine = make_engine(engine_name, request);
 
   const MeasurementSet m = load_measurement_files(meas_paths, batch);

@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: fc_stack_3b, allreduce (simgrid), 8 GPU/node, 25 Gbit/s
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig01-time-nodes.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig01-time-nodes.gp` in this folder
 # to draw fig01-time-nodes.svg and fig01-time-nodes.png again from fig01-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8

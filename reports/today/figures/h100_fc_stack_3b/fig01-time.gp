@@ -1,5 +1,5 @@
 # Where an iteration goes: fc_stack_3b, 32 nodes x 8 GPU, 25 Gbit/s
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig01-time.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig01-time.gp` in this folder
 # to draw fig01-time.svg and fig01-time.png again from fig01-time.dat.
 set datafile separator '\t'
 set encoding utf8

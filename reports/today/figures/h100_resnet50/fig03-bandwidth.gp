@@ -1,5 +1,5 @@
 # resnet50, batch 64/GPU, 8 GPU/node, 2 nodes, latency 5 us
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig03-bandwidth.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig03-bandwidth.gp` in this folder
 # to draw fig03-bandwidth.svg and fig03-bandwidth.png again from fig03-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8

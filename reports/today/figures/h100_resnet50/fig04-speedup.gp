@@ -1,5 +1,5 @@
 # resnet50, batch 64/GPU, 8 GPU/node, 400 Gbit/s, latency 5 us
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig04-speedup.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig04-speedup.gp` in this folder
 # to draw fig04-speedup.svg and fig04-speedup.png again from fig04-speedup.dat.
 set datafile separator '\t'
 set encoding utf8

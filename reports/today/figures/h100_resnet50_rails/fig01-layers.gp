@@ -1,5 +1,5 @@
 # Sync windows: resnet50, 32 nodes x 8 GPU, 100 Gbit/s, poseidon (simgrid)
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig01-layers.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig01-layers.gp` in this folder
 # to draw fig01-layers.svg and fig01-layers.png again from fig01-layers.dat.
 set datafile separator '\t'
 set encoding utf8

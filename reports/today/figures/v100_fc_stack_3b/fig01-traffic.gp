@@ -1,5 +1,5 @@
 # Bytes per node per iteration: fc_stack_3b, 32 nodes x 8 GPU, 25 Gbit/s
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig01-traffic.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig01-traffic.gp` in this folder
 # to draw fig01-traffic.svg and fig01-traffic.png again from fig01-traffic.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # fc_stack_3b, batch 2048/GPU, 8 GPU/node, 8 nodes, latency 5 us
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig02-bandwidth.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig02-bandwidth.gp` in this folder
 # to draw fig02-bandwidth.svg and fig02-bandwidth.png again from fig02-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8

@@ -1,5 +1,5 @@
 # Least swept NIC for 90% scaling efficiency: resnet50, 8 GPU/node
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig01-min-bandwidth.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig01-min-bandwidth.gp` in this folder
 # to draw fig01-min-bandwidth.svg and fig01-min-bandwidth.png again from fig01-min-bandwidth.dat.
 set datafile separator '\t'
 set encoding utf8

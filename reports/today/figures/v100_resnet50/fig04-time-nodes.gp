@@ -1,5 +1,5 @@
 # Where an iteration goes vs nodes: resnet50, allreduce (simgrid), 8 GPU/node, 400 Gbit/s
-# Written by possim report (possim ca6f3bb-dirty). Run `gnuplot fig04-time-nodes.gp` in this folder
+# Written by possim report (possim fc711f6). Run `gnuplot fig04-time-nodes.gp` in this folder
 # to draw fig04-time-nodes.svg and fig04-time-nodes.png again from fig04-time-nodes.dat.
 set datafile separator '\t'
 set encoding utf8
