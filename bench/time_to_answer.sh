@@ -3,7 +3,9 @@
 # (default 30) runs: --version (the dynamic loader's and static initialisers' share), and
 # scenarios/vgg19_10gbe.json on the analytic engine (the closed form, one process) and on
 # SimGrid (which opens its module), each with and without the 95% intervals of its fitted
-# profile. Also the shared libraries each process maps.
+# profile; the analytic answer also with --all-iterations (every iteration scheduled, where
+# by default iteration 0 stands for those that repeat it). Also the shared libraries each
+# process maps.
 # Usage: bench/time_to_answer.sh [RUNS] [POSSIM]   (default build/cli/possim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +30,8 @@ run = [possim, 'run', 'scenarios/vgg19_10gbe.json', '-q', '--jobs', '1']
 rows = [('possim --version', [possim, '--version'], runs),
         ('run vgg19_10gbe.json --engine analytic --no-interval (24 points)',
          run + ['--engine', 'analytic', '--no-interval', '--out', out + '/a0'], runs),
+        ('run vgg19_10gbe.json --engine analytic --no-interval --all-iterations (each of 5 iterations scheduled)',
+         run + ['--engine', 'analytic', '--no-interval', '--all-iterations', '--out', out + '/a1'], runs),
         ('run vgg19_10gbe.json --engine analytic (24 points, 95% intervals)',
          run + ['--engine', 'analytic', '--out', out + '/a'], runs),
         ('run vgg19_10gbe.json --no-interval (SimGrid, 24 points)',
