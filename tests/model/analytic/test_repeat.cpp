@@ -57,6 +57,14 @@ Both run_both(const SyncPlan& plan) {
   return {AnalyticEngine(true).run(plan, opt), AnalyticEngine(false).run(plan, opt)};
 }
 
+// Every iteration was scheduled, by default as with --all-iterations: the same numbers, bit
+// for bit.
+void all_scheduled(const Both& b, int iterations) {
+  CHECK(b.reused.simulated_iterations == iterations);
+  CHECK(b.reused.iteration_end_s == b.all.iteration_end_s);
+  CHECK(b.reused.breakdown.s == b.all.breakdown.s);
+}
+
 }  // namespace
 
 TEST_CASE("analytic iterations that repeat are read from the first: the figures of every iteration scheduled",
@@ -90,18 +98,14 @@ TEST_CASE("analytic iterations that do not repeat are all scheduled: SSP and str
     r.options.consistency = Consistency::ssp;
     r.options.staleness = 2;
     const Both b = run_both(make_plan("wfbp", r));
-    CHECK(b.reused.simulated_iterations == 6);
-    CHECK(b.reused.iteration_end_s == b.all.iteration_end_s);
-    CHECK(b.reused.breakdown.s == b.all.breakdown.s);
+    all_scheduled(b, 6);
   }
   SECTION("lognormal stragglers: each iteration its slowest worker") {
     PlanRequest r = request(net, prof, 8, 10, 32, 5);
     r.options.stragglers.kind = "lognormal";
     r.options.stragglers.sigma = 0.2;
     const Both b = run_both(make_plan("wfbp", r));
-    CHECK(b.reused.simulated_iterations == 5);
-    CHECK(b.reused.iteration_end_s == b.all.iteration_end_s);
-    CHECK(b.reused.breakdown.s == b.all.breakdown.s);
+    all_scheduled(b, 5);
   }
   SECTION("fixed stragglers: the same slowest worker every iteration, so they repeat") {
     PlanRequest r = request(net, prof, 4, 10, 32, 5);
@@ -130,9 +134,7 @@ TEST_CASE("analytic iterations that overlap are all scheduled: the second is che
     }
     const Both b = run_both(plan);
     INFO(s);
-    CHECK(b.reused.simulated_iterations == 4);
-    CHECK(b.reused.iteration_end_s == b.all.iteration_end_s);
-    CHECK(b.reused.breakdown.s == b.all.breakdown.s);
+    all_scheduled(b, 4);
     // The iterations really overlap: the second ends well before twice the first.
     CHECK(b.all.iteration_end_s[1] < 1.9 * b.all.iteration_end_s[0]);
   }
