@@ -89,6 +89,25 @@ TEST_CASE("analytic iterations that repeat are read from the first: the figures 
           }
 }
 
+TEST_CASE("analytic iterations that repeat under compute/communication interference: the same figures",
+          "[analytic][repeat][interference]") {
+  // Interference changes rates while the other kind is in flight: state the schedule carries
+  // within an iteration, back to none at its end.
+  const Network net = small_cnn();
+  Profile prof = flat_profile();
+  prof.interference_kernel_slowdown = 1.035;
+  prof.interference_comm_slowdown = 3.2;
+  for (const std::string s : {"allreduce", "hier_allreduce", "tree_allreduce", "wfbp", "poseidon"})
+    for (int gpus : {1, 4}) {
+      PlanRequest r = request(net, prof, 4, 10, 32, 4);
+      r.cluster.gpus_per_node = gpus;
+      const Both b = run_both(make_plan(s, r));
+      INFO(s << ", " << gpus << " GPUs a node");
+      CHECK(b.reused.simulated_iterations == 1);
+      same_figures(b.all, b.reused, 1e-12);
+    }
+}
+
 TEST_CASE("analytic iterations that do not repeat are all scheduled: SSP and stragglers drawn per iteration",
           "[analytic][repeat]") {
   const Network net = small_cnn();
