@@ -3,7 +3,7 @@
 // Each repeat builds every plan and evaluates it; prints per-repeat wall time and the
 // median, plus the per-point cost, and the last repeat split into plan building and the
 // engine per strategy. Usage: bench_analytic_sweep [repeats] [--all-iterations] (the engine
-// schedules every iteration, as before repeated ones were read from the second).
+// schedules every iteration, as before repeated ones were read from iteration 0).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

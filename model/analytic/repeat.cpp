@@ -13,8 +13,8 @@ std::vector<double> ends(const Schedule& s, int k) {
   return end;
 }
 
-// Whether every iteration repeats iteration 0, as scheduled alone in `one`: more than one
-// iteration, all with the same inputs, and each beginning when the one before has ended.
+// Whether every iteration repeats iteration 0, as scheduled alone in `one` (ending at
+// `end`): all iterations with the same inputs, each beginning when the one before has ended.
 // A root task is ready in iteration t + 1 once its dependencies on iteration t have ended;
 // where one of them is the last instance of t, for every root, nothing of t + 1 is ready
 // before t has ended, and at that moment every root is, as in iteration 0 at time 0: the
@@ -23,7 +23,7 @@ std::vector<double> ends(const Schedule& s, int k) {
 // iterations back reaches past that idle moment: such plans (SSP) are scheduled whole.
 bool every_iteration_repeats(const SyncPlan& plan, const std::vector<IterationInput>& inputs, const Schedule& one,
                              double end) {
-  if (inputs.size() < 2 || !(end > 0)) return false;
+  if (!(end > 0)) return false;
   for (const IterationInput& in : inputs)
     if (in.slowdown != inputs[0].slowdown || in.active_share != inputs[0].active_share) return false;
   for (const Task& t : plan.tasks) {
@@ -39,30 +39,28 @@ bool every_iteration_repeats(const SyncPlan& plan, const std::vector<IterationIn
   return true;
 }
 
-// Iteration 0 alone where every iteration repeats it (`scheduled` 1, `period` its
-// length), else all of them.
+// Iteration 0 alone where every iteration repeats it, else all of them: `scheduled` says
+// how many, `end` when each ended.
 Schedule schedule_one_or_all(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs,
-                             bool reuse, int& scheduled, double& period) {
-  scheduled = int(inputs.size());
+                             bool reuse, int& scheduled, std::vector<double>& end) {
   if (reuse && inputs.size() > 1) {
     Schedule one = fluid_schedule(plan, p, {inputs[0]});
-    const double end = ends(one, 1)[0];
-    if (every_iteration_repeats(plan, inputs, one, end)) {
+    end = ends(one, 1);
+    if (every_iteration_repeats(plan, inputs, one, end[0])) {
       scheduled = 1;
-      period = end;
       return one;
     }
   }
-  return fluid_schedule(plan, p, inputs);
+  scheduled = int(inputs.size());
+  Schedule all = fluid_schedule(plan, p, inputs);
+  end = ends(all, scheduled);
+  return all;
 }
 
 }  // namespace
 
 Repeated::Repeated(const SyncPlan& plan, const Prepared& p, const std::vector<IterationInput>& inputs, bool reuse)
-    : k_(int(inputs.size())),
-      scheduled_(k_),
-      s_(schedule_one_or_all(plan, p, inputs, reuse, scheduled_, period_)),
-      end_(ends(s_, scheduled_)) {}
+    : k_(int(inputs.size())), s_(schedule_one_or_all(plan, p, inputs, reuse, scheduled_, end_)) {}
 
 std::vector<int> Repeated::sources() const {
   std::vector<int> v;

@@ -25,7 +25,8 @@ class Repeated {
   int iterations() const { return k_; }
   int scheduled() const { return scheduled_; }  // iterations 0..scheduled-1 were scheduled
   int source(int t) const { return std::min(t, scheduled_ - 1); }
-  double shift(int t) const { return double(t - source(t)) * period_; }
+  // Iteration 0 begins at 0, so its end is the period of those read from it.
+  double shift(int t) const { return double(t - source(t)) * end_[0]; }
   double start(int t, std::size_t i) const { return s_.start[s_.id(source(t), i)] + shift(t); }
   double finish(int t, std::size_t i) const { return s_.finish[s_.id(source(t), i)] + shift(t); }
   // When iteration t's last instance ends.
@@ -35,10 +36,9 @@ class Repeated {
   const Schedule& schedule() const { return s_; }
 
  private:
-  int k_, scheduled_;
-  double period_ = 0;
+  int k_, scheduled_ = 0;
+  std::vector<double> end_;  // per scheduled iteration (written as s_ is made)
   Schedule s_;
-  std::vector<double> end_;  // per scheduled iteration
 };
 
 }  // namespace possim::analytic
