@@ -61,7 +61,10 @@ case "$build_dir" in /*) ;; *) build_dir=$root/$build_dir ;; esac
 # --- the bundle: possim and what it needs beyond a CUDA image ------------------------------
 # Left out: the C library and the C++ runtime every Linux has (a newer one runs possim).
 make_bundle() {
-  local bin=$build_dir/cli/possim dest=$1
+  # possim-modules: the dynamically linked possim, which opens the GPU backend and SimGrid
+  # itself (the static possim would restart as it); absent where possim is built dynamic.
+  local bin=$build_dir/cli/possim-modules dest=$1
+  [ -x "$bin" ] || bin=$build_dir/cli/possim
   [ -x "$bin" ] || { echo "gpu_calibration: no possim at $bin (build it first)" >&2; exit 2; }
   local stage
   stage=$(mktemp -d)
@@ -123,6 +126,7 @@ else
   bin=$work/bin
   mkdir -p "$bin"
   cp "$build_dir/cli/possim" "$bin/possim"
+  [ -x "$build_dir/cli/possim-modules" ] && cp "$build_dir/cli/possim-modules" "$bin/possim-modules"
   note "unpack bundle" "none: $build_dir/cli/possim" 0 ""
 fi
 possim=$bin/possim

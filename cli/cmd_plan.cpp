@@ -26,6 +26,7 @@
 #include "model/input/limits.hpp"
 #include "model/input/text.hpp"
 #include "model/planning/capacity.hpp"
+#include "model/run/module_host.hpp"
 #include "model/run/output_file.hpp"
 #include "model/run/parallel.hpp"
 #include "model/plan/transport.hpp"
@@ -400,6 +401,9 @@ int cmd_plan(const std::vector<std::string>& args) {
   request.all_iterations = all_iterations;
   request.quiet = quiet;
   const auto engine = make_engine(engine_name, request);
+  // Flagged points are rerun on SimGrid, opened midway: a process that cannot open it
+  // restarts as one that can now, before its first line of output.
+  if (!analytic_only) before_opening_module("the SimGrid engine");
 
   // Every input checked: say which batch each model runs at (--quiet too, when it is not
   // simply the scenario's).

@@ -69,10 +69,11 @@ int validate_live(const std::string& scenario_path, double tolerance, const std:
   const Scenario s = load_scenario(scenario_path);
   require_one_model(s, "possim validate --live");
   const live::LiveSettings settings = live::live_settings(s);
-  const auto live = make_engine("live", engine_request(&s));
   EngineRequest q = engine_request(&s);
   q.reduce = "off";  // the same nodes as the live run
+  // SimGrid first: the static possim restarts as possim-modules there, before anything live.
   const auto simgrid = make_engine("simgrid", q);
+  const auto live = make_engine("live", engine_request(&s));
   const AtScale sim(*simgrid, settings.network_scale);
 
   std::cerr << "possim validate: " << sweep_points(s).size() << " points, live then simgrid\n";

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/run/module_host.hpp"
 #include "model/run/shared_types.hpp"
 
 namespace possim {
@@ -65,6 +66,7 @@ MakeFn load() {
 }  // namespace
 
 std::unique_ptr<Engine> make_simgrid_from_module(const EngineRequest& q) {
+  before_opening_module("the SimGrid engine");  // the static possim restarts as possim-modules
   return std::unique_ptr<Engine>(load()(&q));
 }
 

@@ -8,6 +8,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/kernel_backend.hpp"
 #include "model/input/error.hpp"
+#include "model/run/module_host.hpp"
 
 namespace possim::calibrate {
 
@@ -33,6 +34,7 @@ std::string find_cuda_plugin() {
 
 std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
                                                         Precision precision, int device) {
+  before_opening_module("the GPU kernel backend");  // the static possim restarts as possim-modules
   // Never closed: the backends the plugin makes run its code.
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -55,6 +57,7 @@ std::unique_ptr<KernelBackend> load_cuda_backend_plugin(const std::string& path,
 
 int gpu_device_count() {
 #ifdef POSSIM_CUDA_PLUGIN_NAME
+  before_opening_module("the GPU kernel backend");
   void* lib = dlopen(find_cuda_plugin().c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed, as above
   if (!lib) return 0;
   void* sym = dlsym(lib, POSSIM_CUDA_DEVICE_COUNT);

@@ -1,8 +1,13 @@
 // The possim binary as a user meets it: exit codes, one-line errors, files written.
 #include <catch2/catch.hpp>
 
+#include <elf.h>
+
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -211,8 +216,9 @@ TEST_CASE("possim run folds a symmetric cluster from 32 nodes, says so, and --no
 TEST_CASE("possim maps SimGrid only to run it, from its module, and names a module it cannot open",
           "[cli][engines]") {
   const std::string bin = possim::test::possim_binary();
-  // The executable itself links none of SimGrid's libraries.
-  const Output libs = possim::test::run_command("ldd '" + bin + "'", std::filesystem::temp_directory_path());
+  // The executable that opens the module links none of SimGrid's libraries itself.
+  const std::string host = POSSIM_STATIC_CLI ? (std::filesystem::path(bin).parent_path() / "possim-modules").string() : bin;
+  const Output libs = possim::test::run_command("ldd '" + host + "'", std::filesystem::temp_directory_path());
   REQUIRE(libs.status == 0);
   CHECK(libs.out.find("libsimgrid") == std::string::npos);
   CHECK(libs.out.find("libns3") == std::string::npos);
@@ -235,3 +241,55 @@ TEST_CASE("possim maps SimGrid only to run it, from its module, and names a modu
   // With the module: the SimGrid run works.
   CHECK(run_possim("run s.json -q --out s", dir).status == 0);
 }
+
+#if POSSIM_STATIC_CLI
+TEST_CASE("possim is linked statically and restarts as possim-modules to open a module", "[cli][engines]") {
+  const std::string bin = possim::test::possim_binary();
+  // No program interpreter: the dynamic loader never runs, no shared object is mapped.
+  std::ifstream elf(bin, std::ios::binary);
+  Elf64_Ehdr eh{};
+  REQUIRE(elf.read(reinterpret_cast<char*>(&eh), sizeof eh));
+  REQUIRE(std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0);
+  int interpreters = 0, loads = 0;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    elf.seekg(std::streamoff(eh.e_phoff + std::uint64_t(i) * eh.e_phentsize));
+    REQUIRE(elf.read(reinterpret_cast<char*>(&ph), sizeof ph));
+    interpreters += ph.p_type == PT_INTERP;
+    loads += ph.p_type == PT_LOAD;
+  }
+  CHECK(interpreters == 0);
+  CHECK(loads > 0);
+  const auto dir = scratch("cli", "static");
+  std::ofstream(dir / "s.json") << R"({"name": "m", "model": "googlenet", "batch_per_gpu": 32,
+    "cluster": {"nodes": [2, 4], "nic_gbps": [10]}, "strategies": ["poseidon", "allreduce"], "iterations": 2,
+    "profile": "titanx_maxwell"})";
+  // The SimGrid run restarted from possim is the one possim-modules makes, byte for byte.
+  const std::string twin = (std::filesystem::path(bin).parent_path() / "possim-modules").string();
+  REQUIRE(run_possim("run s.json -q --no-interval --out a", dir).status == 0);
+  REQUIRE(possim::test::run_command("'" + twin + "' run s.json -q --no-interval --out b", dir).status == 0);
+  const auto text = [&](const std::string& f) {
+    std::ifstream in(dir / f);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  CHECK(text("a/results.csv").find(",simgrid,") != std::string::npos);
+  CHECK(text("a/results.csv") == text("b/results.csv"));
+  // possim alone, without possim-modules beside it: the analytic engine answers; SimGrid is
+  // refused in one line naming what is missing, and nothing is written.
+  std::filesystem::create_directories(dir / "lone");
+  std::filesystem::copy_file(bin, dir / "lone" / "possim");
+  const std::string lone = "'" + (dir / "lone" / "possim").string() + "' ";
+  CHECK(possim::test::run_command(lone + "run s.json -q --engine analytic --out c", dir).status == 0);
+  const Output refused = possim::test::run_command(lone + "run s.json -q --out d", dir);
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("the SimGrid engine runs in possim-modules") != std::string::npos);
+  CHECK(refused.err.find((dir / "lone" / "possim-modules").string() + " cannot be run") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "d"));
+  // A statically linked possim in possim-modules' place is refused, not restarted for ever.
+  std::filesystem::copy_file(bin, dir / "lone" / "possim-modules");
+  const Output again = possim::test::run_command(lone + "run s.json -q --out e", dir);
+  CHECK(again.status == 1);
+  CHECK(again.err.find("is a statically linked possim again") != std::string::npos);
+}
+#endif
