@@ -76,11 +76,9 @@ void CriticalPath::gpu_busy(std::size_t i, double start_s, double end_s) {
   busy_.insert(at, b);
 }
 
-void CriticalPath::count(const Task& task, const Breakdown& b, Breakdown& out,
-                         std::vector<Breakdown>* per_layer) const {
+void CriticalPath::count(const Task& task, const Breakdown& b, Breakdown& out, std::vector<LayerPiece>* pieces) const {
   out += b;
-  if (per_layer && task.layer >= 0 && std::size_t(task.layer) < per_layer->size())
-    (*per_layer)[std::size_t(task.layer)] += b;
+  if (pieces && task.layer >= 0 && std::size_t(task.layer) < plan_.layers.size()) pieces->emplace_back(task.layer, b);
 }
 
 // A copy between GPU and host runs at the harmonic sum of PCIe and the stack's host work
@@ -98,7 +96,7 @@ Breakdown CriticalPath::piece(const Task& task, TimeShare share, double seconds)
 }
 
 void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown& out,
-                        std::vector<Breakdown>* per_layer) const {
+                        std::vector<LayerPiece>* pieces) const {
   while (at != InstanceTiming::kNone && cursor > lower) {
     const InstanceTiming& x = timing_[std::size_t(at)];
     const Task& task = plan_.tasks[x.task];
@@ -110,7 +108,7 @@ void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown&
     const double from = next == InstanceTiming::kNone ? lower : std::max(lower, std::min(x.start_s, cursor));
     // The representative GPU is idle: it waits for this task, as its resource's row says
     // (another GPU's kernel is a peer it waits for).
-    count(task, piece(task, info(task.resource).waited, cursor - from), out, per_layer);
+    count(task, piece(task, info(task.resource).waited, cursor - from), out, pieces);
     cursor = from;
     at = next;
   }
@@ -119,24 +117,24 @@ void CriticalPath::walk(std::int64_t at, double cursor, double lower, Breakdown&
   if (cursor > lower) out[TimeShare::barrier_wait] += cursor - lower;
 }
 
-Breakdown CriticalPath::attribute(int t, std::vector<Breakdown>* per_layer) const {
+Breakdown CriticalPath::attribute(int t, std::vector<LayerPiece>* pieces) const {
   Breakdown total;
   const double begin = t > 0 ? end_[std::size_t(t - 1)] : 0.0, end = end_[std::size_t(t)];
   double idle_from = begin;
   auto it = std::partition_point(busy_.begin(), busy_.end(), [&](const Busy& b) { return b.end_s <= begin; });
   for (; it != busy_.end() && it->start_s < end; ++it) {
     const double from = std::max(begin, it->start_s), to = std::min(end, it->end_s);
-    if (from > idle_from) walk(timing_[it->instance].released_by, from, idle_from, total, per_layer);
+    if (from > idle_from) walk(timing_[it->instance].released_by, from, idle_from, total, pieces);
     const InstanceTiming& x = timing_[it->instance];
     const Task& task = plan_.tasks[x.task];
     Breakdown b;
     const double s = x.slowdown > 1 ? double(x.slowdown) : 1.0;
     b[share_of(task)] = (to - from) / s;
     b[TimeShare::barrier_wait] += (to - from) * (1 - 1 / s);
-    count(task, b, total, per_layer);
+    count(task, b, total, pieces);
     idle_from = std::max(idle_from, to);
   }
-  if (end > idle_from) walk(last_[std::size_t(t)], end, idle_from, total, per_layer);
+  if (end > idle_from) walk(last_[std::size_t(t)], end, idle_from, total, pieces);
   return total;
 }
 
@@ -145,7 +143,26 @@ void fill_breakdown(const SyncPlan& plan, const CriticalPath& path, const std::v
   const int first = k > 1 ? 1 : 0;
   Breakdown sum;
   std::vector<Breakdown> layers(plan.layers.size());
-  for (int t = first; t < k; ++t) sum += path.attribute(source[std::size_t(t)], &layers);
+  // Iterations read from the same simulated one (repeats) are attributed once; its total
+  // and its layers' pieces are added again in the same order: the sums of attributing it
+  // anew, bit for bit.
+  struct Attributed {
+    int source;
+    Breakdown total;
+    std::vector<CriticalPath::LayerPiece> pieces;
+  };
+  std::vector<Attributed> done;
+  for (int t = first; t < k; ++t) {
+    const int from = source[std::size_t(t)];
+    auto it = std::find_if(done.begin(), done.end(), [&](const Attributed& a) { return a.source == from; });
+    if (it == done.end()) {
+      done.push_back(Attributed{from, {}, {}});
+      it = done.end() - 1;
+      it->total = path.attribute(from, &it->pieces);
+    }
+    sum += it->total;
+    for (const auto& [layer, b] : it->pieces) layers[std::size_t(layer)] += b;
+  }
   const double n = double(k - first);
   sum *= 1 / n;
   r.breakdown = sum;

@@ -22,6 +22,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/plan/instance_ref.hpp"
@@ -71,9 +72,11 @@ class CriticalPath {
   void gpu_busy(std::size_t i, double start_s, double end_s);
 
   double iteration_end(int t) const { return end_[std::size_t(t)]; }
-  // Iteration t's time by share, in total and per layer (index = plan layer); pieces of
-  // tasks with no layer count in the total only.
-  Breakdown attribute(int t, std::vector<Breakdown>* per_layer) const;
+  // A piece of an iteration's time that a layer's task explains: (plan layer, its shares).
+  using LayerPiece = std::pair<int, Breakdown>;
+  // Iteration t's time by share, in total and, where `pieces` is given, the layers' pieces
+  // in the order the total took them; pieces of tasks with no layer count in the total only.
+  Breakdown attribute(int t, std::vector<LayerPiece>* pieces) const;
 
  private:
   struct Busy {
@@ -81,8 +84,8 @@ class CriticalPath {
     std::size_t instance;
   };
   // Explains the idle time (lower, cursor] by walking back from instance `at`.
-  void walk(std::int64_t at, double cursor, double lower, Breakdown& out, std::vector<Breakdown>* per_layer) const;
-  void count(const Task& task, const Breakdown& b, Breakdown& out, std::vector<Breakdown>* per_layer) const;
+  void walk(std::int64_t at, double cursor, double lower, Breakdown& out, std::vector<LayerPiece>* pieces) const;
+  void count(const Task& task, const Breakdown& b, Breakdown& out, std::vector<LayerPiece>* pieces) const;
   Breakdown piece(const Task& task, TimeShare share, double seconds) const;
 
   const SyncPlan& plan_;
