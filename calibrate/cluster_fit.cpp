@@ -341,7 +341,9 @@ double predict_at(const Profile& base, const Network& net, const MeasurementPoin
   r.iterations = a.iterations;
   const SyncPlan plan = make_plan(pt.strategy, r);
   check_plan(plan);  // finite task times within the limit, as a scenario's points: never an endless run
-  return engine.run(plan, RunOptions{}).iteration_s;
+  RunOptions o;
+  o.iteration_only = true;  // a fit reads the iteration time alone
+  return engine.run(plan, o).iteration_s;
 }
 
 }  // namespace

@@ -15,10 +15,12 @@ calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int 
   std::size_t before = 0;
   const auto tick = [&](std::size_t done, std::size_t, const Result& r) { line.update(before + done, result_label(r)); };
   std::vector<std::vector<Result>> plus, minus;
+  PointOptions bounds;  // attach_intervals reads iteration times, rates and GPU busy time
+  bounds.iteration_only = true;
   for (std::size_t a = 0; a < axes.steps.size(); ++a) {
-    plus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, 1)), engine, jobs, tick));
+    plus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, 1)), engine, jobs, tick, bounds));
     before += points;
-    minus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, -1)), engine, jobs, tick));
+    minus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, -1)), engine, jobs, tick, bounds));
     before += points;
   }
   line.finish();
@@ -30,10 +32,12 @@ void add_point_interval(const Scenario& s, const SweepPoint& p, const Engine& en
   const calibrate::SigmaAxes axes = calibrate::sigma_axes(s);
   if (axes.empty() || r.partial()) return;
   std::vector<std::vector<Result>> plus, minus;
+  PointOptions bounds;
+  bounds.iteration_only = true;
   for (std::size_t a = 0; a < axes.steps.size(); ++a)
     for (double sign : {1.0, -1.0}) {
       const Scenario at = calibrate::perturbed(s, axes.parameters, axes.step(a, sign));
-      (sign > 0 ? plus : minus).push_back({run_point(at, p, engine, single_gpu_images_per_s(at, engine))});
+      (sign > 0 ? plus : minus).push_back({run_point(at, p, engine, single_gpu_images_per_s(at, engine), bounds)});
     }
   std::vector<Result> one = {r};
   calibrate::attach_intervals(one, plus, minus);

@@ -228,8 +228,10 @@ Result AnalyticEngine::run(const SyncPlan& plan, const RunOptions& opt) const {
   res.sent_bytes_mean = res.received_bytes_mean = p.node_bytes_mean;
   res.sent_bytes_max = p.per_node.tx_max();
   res.received_bytes_max = p.per_node.rx_max();
-  fill_layer_rows(plan, res, [&](std::size_t i) { return std::make_pair(s.start(k - 1, i), s.finish(k - 1, i)); });
-  fill_breakdown(plan, s.schedule().path, s.sources(), res);
+  if (!opt.iteration_only) {
+    fill_layer_rows(plan, res, [&](std::size_t i) { return std::make_pair(s.start(k - 1, i), s.finish(k - 1, i)); });
+    fill_breakdown(plan, s.schedule().path, s.sources(), res);
+  }
   if (opt.timeline) add_timeline(plan, p, s, res);
   return res;
 }

@@ -18,6 +18,10 @@ struct RunOptions {
   // The workers whose tasks the timeline keeps, with the NICs of their nodes; shards
   // (and dedicated server nodes) always.
   WorkerSelection trace_workers;
+  // The caller reads the iteration times, GPU busy time and bytes alone (a single-GPU
+  // baseline, the sigma-point reruns of an interval, a timed candidate scheme): an engine
+  // may leave the layer rows and the breakdown empty.
+  bool iteration_only = false;
 };
 
 class Engine {

@@ -60,7 +60,9 @@ PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
     // Candidates are timed in closed form: the analytic engine charges what SimGrid does
     // (bench/results/analytic_agreement.md) at a fraction of a millisecond a plan.
     std::shared_ptr<const Engine> analytic = make_engine("analytic", EngineRequest{});
-    r.time_plan = [analytic](const SyncPlan& plan) { return analytic->run(plan, RunOptions{}).iteration_s; };
+    RunOptions timed;
+    timed.iteration_only = true;
+    r.time_plan = [analytic, timed](const SyncPlan& plan) { return analytic->run(plan, timed).iteration_s; };
   }
   return r;
 }
@@ -78,7 +80,9 @@ double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
   request.options.stragglers = StragglerModel{};  // the baseline is the undisturbed GPU
   const SyncPlan plan = make_plan(reference_strategy(), request);
   check_plan(plan);
-  const Result r = engine.run(plan, RunOptions{});
+  RunOptions o;
+  o.iteration_only = true;
+  const Result r = engine.run(plan, o);
   return r.iteration_s > 0 ? s.batch_per_gpu / r.iteration_s : 0;
 }
 
@@ -90,6 +94,7 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
   RunOptions o;
   o.timeline = opt.traces(p);
   o.trace_workers = opt.trace_workers;
+  o.iteration_only = opt.iteration_only;
   Result r = engine.run(plan, o);
   if (!std::isfinite(r.iteration_s))
     throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");

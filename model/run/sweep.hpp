@@ -31,6 +31,7 @@ struct PointOptions {
   bool timeline = false;
   WorkerSelection trace_workers;
   std::vector<SweepPoint> trace_points;  // the points with a timeline; empty: every point
+  bool iteration_only = false;           // RunOptions::iteration_only
   bool traces(const SweepPoint& p) const;
 };
 
