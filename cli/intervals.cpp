@@ -6,6 +6,15 @@
 
 namespace possim::cli {
 
+namespace {
+// attach_intervals reads the reruns' iteration times, rates and GPU busy time alone.
+PointOptions bounds_only() {
+  PointOptions o;
+  o.iteration_only = true;
+  return o;
+}
+}  // namespace
+
 calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int jobs, std::vector<Result>& results,
                                    bool progress) {
   calibrate::SigmaAxes axes = calibrate::sigma_axes(s);
@@ -15,8 +24,7 @@ calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int 
   std::size_t before = 0;
   const auto tick = [&](std::size_t done, std::size_t, const Result& r) { line.update(before + done, result_label(r)); };
   std::vector<std::vector<Result>> plus, minus;
-  PointOptions bounds;  // attach_intervals reads iteration times, rates and GPU busy time
-  bounds.iteration_only = true;
+  const PointOptions bounds = bounds_only();
   for (std::size_t a = 0; a < axes.steps.size(); ++a) {
     plus.push_back(run_sweep(calibrate::perturbed(s, axes.parameters, axes.step(a, 1)), engine, jobs, tick, bounds));
     before += points;
@@ -32,8 +40,7 @@ void add_point_interval(const Scenario& s, const SweepPoint& p, const Engine& en
   const calibrate::SigmaAxes axes = calibrate::sigma_axes(s);
   if (axes.empty() || r.partial()) return;
   std::vector<std::vector<Result>> plus, minus;
-  PointOptions bounds;
-  bounds.iteration_only = true;
+  const PointOptions bounds = bounds_only();
   for (std::size_t a = 0; a < axes.steps.size(); ++a)
     for (double sign : {1.0, -1.0}) {
       const Scenario at = calibrate::perturbed(s, axes.parameters, axes.step(a, sign));

@@ -44,7 +44,15 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
+// The process main() runs in: a process forked from it (a live node, a SimGrid point) that
+// reached a module would start the whole command again; its parent should have opened
+// the module before forking.
+const pid_t started_as = ::getpid();
+
 [[noreturn]] void restart_with_modules(const char* what) {
+  if (::getpid() != started_as)
+    throw std::logic_error(std::string(what) + " was reached in a process forked from possim, which cannot restart as "
+                           "possim-modules: the command should open it before forking");
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw std::runtime_error(std::string(what) + " needs possim-modules, and this program cannot find itself: " + ec.message());

@@ -7,6 +7,7 @@
 #include "live/live_settings.hpp"
 #include "model/input/error.hpp"
 #include "model/run/engine_registry.hpp"
+#include "model/run/module_host.hpp"
 
 namespace possim::live {
 
@@ -60,6 +61,9 @@ std::unique_ptr<Engine> make(const EngineRequest& q) {
     o.launch.arithmetic.seed = s.seed;
   }
   if (live.kernels) {
+    // The nodes, forked from this process, open the GPU backend: a process that cannot
+    // open it restarts as one that can now, before any node exists.
+    if (live.kernel_backend == "gpu") before_opening_module("the GPU kernel backend");
     o.launch.kernels.net = &s.network;
     o.launch.kernels.backend = live.kernel_backend;
     o.launch.kernels.precision = kernel_precision(s.numerics.precision);

@@ -14,6 +14,4 @@ void before_opening_module(const char* what) {
   if (fallback) fallback(what);
 }
 
-bool opens_modules() { return fallback == nullptr; }
-
 }  // namespace possim

@@ -18,7 +18,4 @@ void set_module_fallback(ModuleFallback f);
 // calls it before its first side effect, so that the restarted command does not repeat one.
 void before_opening_module(const char* what);
 
-// Whether this process opens modules itself (false in the statically linked possim).
-bool opens_modules();
-
 }  // namespace possim
