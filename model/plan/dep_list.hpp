@@ -57,6 +57,8 @@ class DepList {
   Dep* end() { return data() + size_; }
   const Dep* begin() const { return data(); }
   const Dep* end() const { return data() + size_; }
+  const Dep& front() const { return data()[0]; }
+  const Dep& back() const { return data()[size_ - 1]; }
   Dep& operator[](std::size_t i) { return data()[i]; }
   const Dep& operator[](std::size_t i) const { return data()[i]; }
   const Dep& at(std::size_t i) const {

@@ -28,7 +28,7 @@ class OneBit : public Strategy {
       Task q = PlanBuilder::gpu_task(Step::quantize, l, b.param_bytes(l) / r.profile->quantize_bytes_per_s);
       // CNTK's runtime quantizes and exchanges once the whole backward pass is done.
       q.deps = {now(r.profile->sync_after_backward ? b.last_backward() : b.backward(l))};
-      const TaskId quantized = b.add(q);
+      const TaskId quantized = b.add(std::move(q));
       const double scale = wire_scale(b.net().layers[std::size_t(l)], b.gradient_value_bytes());
       synced.emplace_back(l, b.ps_sync(l, b.tensor_hashed(l, b.param_bytes(l)), {now(quantized)}, Wire::quantized(scale)));
       b.decide(b.costs(l, "onebit", "1-bit values + 2 floats per column"));

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
+#include <utility>
 
 #include "model/plan/cost.hpp"
 #include "model/plan/transport.hpp"
@@ -95,13 +95,13 @@ void PlanBuilder::add_compute(const Deps& first_forward_deps) {
     } else {
       t.deps.push_back(now(forward_[std::size_t(l - 1)]));
     }
-    forward_[std::size_t(l)] = add(t);
+    forward_[std::size_t(l)] = add(std::move(t));
   }
   for (int l = n - 1; l >= 0; --l) {
     Task t = gpu_task(Step::backward, l, 0, GpuSet::all);
     t.duration_s = times_[std::size_t(l)].backward_s;
     t.deps.push_back(now(l == n - 1 ? forward_.back() : backward_[std::size_t(l + 1)]));
-    backward_[std::size_t(l)] = add(t);
+    backward_[std::size_t(l)] = add(std::move(t));
   }
   // The GPU runs one iteration after the other: f_0(t) follows b_0(t-1).
   plan_.tasks[forward_[0]].deps.push_back(prev(backward_[0]));
@@ -123,16 +123,26 @@ int PlanBuilder::tensor_hashed(int layer, double bytes) {
                      " would make the plan's KV pairs more than " + std::to_string(limits::kMaxKvPairs) +
                      ", the limit (expected a larger strategy_options.kv_pair_bytes or a smaller model)");
   const long long pairs = std::max(1LL, (long long)want);
-  std::map<int, Slice> by_shard;
+  // Pair i goes to shard (first + i) mod shards: slot i mod shards of the shards it reaches,
+  // each slot's bytes summed in the pairs' order.
+  const long long n = shards();
+  const long long first = next_pair_ % n;
+  const long long reached = std::min(pairs, n);
+  std::vector<Slice>& slot = slot_scratch_;
+  slot.assign(std::size_t(reached), Slice{});
   for (long long i = 0; i < pairs; ++i) {
-    const int shard = int(next_pair_++ % shards());
-    Slice& s = by_shard[shard];
-    s.shard = shard;
+    Slice& s = slot[std::size_t(i % n)];
     s.bytes += (i + 1 < pairs) ? kv : bytes - kv * double(pairs - 1);
     s.pairs += 1;
   }
-  for (auto& [_, s] : by_shard) tensor.slices.push_back(s);
-  plan_.tensors.push_back(tensor);
+  next_pair_ += pairs;
+  for (long long j = 0; j < reached; ++j) slot[std::size_t(j)].shard = int((first + j) % n);
+  // Listed by shard: the slots that wrapped past the last shard come first.
+  const long long wrapped = std::max(0LL, first + reached - n);
+  tensor.slices.reserve(std::size_t(reached));
+  for (long long j = reached - wrapped; j < reached; ++j) tensor.slices.push_back(slot[std::size_t(j)]);
+  for (long long j = 0; j < reached - wrapped; ++j) tensor.slices.push_back(slot[std::size_t(j)]);
+  plan_.tensors.push_back(std::move(tensor));
   return int(plan_.tensors.size() - 1);
 }
 
@@ -146,7 +156,7 @@ int PlanBuilder::tensor_per_variable(int layer) {
     const int shard = int(next_variable_++ % shards());
     tensor.slices.push_back(Slice{shard, params * gradient_value_bytes(), 1});
   }
-  plan_.tensors.push_back(tensor);
+  plan_.tensors.push_back(std::move(tensor));
   return int(plan_.tensors.size() - 1);
 }
 
@@ -155,7 +165,7 @@ int PlanBuilder::tensor_on_shard(int layer, double bytes, int shard) {
   tensor.layer = layer;
   tensor.bytes = bytes;
   tensor.slices.push_back(Slice{shard, bytes, 1});
-  plan_.tensors.push_back(tensor);
+  plan_.tensors.push_back(std::move(tensor));
   return int(plan_.tensors.size() - 1);
 }
 
@@ -181,7 +191,7 @@ TaskId PlanBuilder::transfer(Resource resource, Step step, int layer, double byt
   t.layer = layer;
   t.bytes = bytes;
   t.deps = deps;
-  return add(t);
+  return add(std::move(t));
 }
 
 Deps PlanBuilder::staging(Resource resource, Step step, int layer, double bytes, Payload carries, const Deps& deps,
@@ -208,7 +218,7 @@ TaskId PlanBuilder::ps_push_half(int layer, int tensor, const Deps& after, const
   push.tensor = tensor;
   push.scale = wire.scale;
   push.deps = staging(Resource::pcie_d2h, Step::copy_d2h, layer, bytes * wire.scale, wire.push, d, dtype);
-  const TaskId p = add(push);
+  const TaskId p = add(std::move(push));
   return add(apply_task(layer, tensor, {now(p)}));
 }
 
@@ -219,7 +229,7 @@ PlanBuilder::PullIds PlanBuilder::ps_pull_half(int layer, int tensor, const Deps
   pull.tensor = tensor;
   pull.scale = wire.scale;
   pull.deps = after;
-  const TaskId p = add(pull);
+  const TaskId p = add(std::move(pull));
   const Deps copied = staging(Resource::pcie_h2d, Step::copy_h2d, layer, bytes * wire.scale, wire.pull, {now(p)}, dtype);
   TaskId last = copied.front().task;
   if (req_.cluster.gpus_per_node > 1)
@@ -252,7 +262,7 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   Task bcast = network_task(Step::broadcast, layer, FlowPattern::to_peers, Payload::factors, activation_dtype(precision_));
   bcast.bytes = factor_bytes;
   bcast.deps = staged;
-  const TaskId b = add(bcast);
+  const TaskId b = add(std::move(bcast));
   // A worker rebuilds from every peer's factors: they are in once every worker's
   // broadcast has landed (a cluster task: done when its deps are, on every worker).
   Task in;
@@ -262,7 +272,7 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   in.label = to_string(in.step);
   in.layer = layer;
   in.deps = {now(b)};
-  const TaskId all = add(in);
+  const TaskId all = add(std::move(in));
   const Deps copied = staging(Resource::pcie_h2d, Step::copy_h2d, layer, factor_bytes * (workers() - 1),
                              Payload::factors, {now(all)}, activation_dtype(precision_));
   // One GEMM [M x K'] x [K' x N] rebuilds every gradient the leader did not compute: each
@@ -273,7 +283,7 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
                           2.0 * rebuilt_k * double(l.fc_m) * double(l.fc_n) /
                               req_.profile->rebuild_flops_at_precision());
   rebuild.deps = copied;
-  TaskId last = add(rebuild);
+  TaskId last = add(std::move(rebuild));
   if (req_.cluster.gpus_per_node > 1)
     last = intra_node(Step::scatter, layer, param_bytes(layer), Payload::parameters, {now(last)});
   return last;
@@ -284,7 +294,7 @@ TaskId PlanBuilder::adam_sync(int layer, int owner_shard, const Deps& after) {
   Task push = network_task(Step::push, layer, FlowPattern::to_shards, Payload::factors, activation_dtype(precision_));
   push.tensor = tensor_on_shard(layer, factor_bytes, owner_shard);
   push.deps = staged;
-  const TaskId p = add(push);
+  const TaskId p = add(std::move(push));
   // The owner rebuilds each worker's gradient and applies it to the full matrix.
   const int params = tensor_on_shard(layer, param_bytes(layer), owner_shard);
   const TaskId a = add(apply_task(layer, params, {now(p)}));
@@ -368,7 +378,7 @@ TaskId PlanBuilder::allreduce_bytes(int layer, double bytes, const Deps& after, 
   across.chunks = how.chunks(bytes);
   across.bytes = bytes;
   across.deps = d;
-  TaskId last = add(across);
+  TaskId last = add(std::move(across));
   if (gpus > 1)
     last = intra_node(ring_inside ? Step::all_gather : Step::scatter, layer, inside_bytes, Payload::gradient, {now(last)});
   return last;
@@ -382,7 +392,7 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
   t.label = to_string(t.step);
   t.deps = deps;
   t.duration_s = req_.profile->step_sync_s;  // the stack's round, if any
-  return add(t);
+  return add(std::move(t));
 }
 
 void PlanBuilder::local_update(const Deps& deps) {
@@ -392,7 +402,7 @@ void PlanBuilder::local_update(const Deps& deps) {
   for (const Layer& l : net().layers) params += double(l.params());
   Task t = gpu_task(Step::optimizer, -1, params * kOptimizerBytesPerParam / rate, GpuSet::all);
   t.deps = deps;
-  add_forward_dep(0, prev(add(t)));
+  add_forward_dep(0, prev(add(std::move(t))));
 }
 
 // BSP: the next step starts after the step's barrier, which carries the stack's step round.
@@ -412,12 +422,12 @@ void PlanBuilder::close_iteration(const std::vector<std::pair<int, TaskId>>& syn
     add_forward_dep(layer, prev(done, std::uint32_t(plan_.staleness + 1)));
 }
 
-LayerDecision PlanBuilder::costs(int layer, const std::string& scheme, const std::string& why) const {
+LayerDecision PlanBuilder::costs(int layer, std::string scheme, std::string why) const {
   const Layer& l = net().layers.at(std::size_t(layer));
   LayerDecision d;
   d.layer = layer;
-  d.scheme = scheme;
-  d.why = why;
+  d.scheme = std::move(scheme);
+  d.why = std::move(why);
   const double p1 = workers(), p2 = shards(), k = node_batch();
   const bool colocated = req_.cluster.placement == ServerPlacement::colocated;
   if (l.kind == LayerKind::fc) {

@@ -11,7 +11,7 @@
 namespace possim {
 
 using TaskId = std::uint32_t;
-using Deps = std::vector<Dep>;
+using Deps = DepList;  // inline up to three: the builder passes one or two along at each step
 
 inline Dep now(TaskId t) { return Dep{t, 0}; }
 inline Dep prev(TaskId t, std::uint32_t lag = 1) { return Dep{t, lag}; }
@@ -122,7 +122,7 @@ class PlanBuilder {
   TaskId add(Task t);
   void decide(LayerDecision d) { plan_.decisions.push_back(std::move(d)); }
   // Table 1 costs of a layer for this cluster, filled into a decision.
-  LayerDecision costs(int layer, const std::string& scheme, const std::string& why) const;
+  LayerDecision costs(int layer, std::string scheme, std::string why) const;
 
   SyncPlan finish();
 
@@ -155,6 +155,7 @@ class PlanBuilder {
   bool stage_on_host_ = true;  // network bytes pass through host memory (model/plan/transport.hpp)
   std::vector<LayerTime> times_;
   std::vector<TaskId> forward_, backward_;
+  std::vector<Slice> slot_scratch_;  // tensor_hashed's slots, kept between tensors
   long long next_pair_ = 0;      // global KV-pair counter for even hashing (and the plan's
                                  // pair count, at most limits::kMaxKvPairs)
   long long next_variable_ = 0;  // TF round-robin counter

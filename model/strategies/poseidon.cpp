@@ -120,7 +120,7 @@ class Poseidon : public Strategy {
         done = b.ps_sync(l, b.tensor_hashed(l, b.param_bytes(l)), after);
       }
       synced.emplace_back(l, done);
-      b.decide(b.costs(l, to_string(s), why));
+      b.decide(b.costs(l, to_string(s), std::move(why)));
     }
     b.close_iteration(synced);
     return b.finish();
