@@ -5,6 +5,10 @@
 // `possim run` (bench/results/growth.md, time to answer). A writer fills either through
 // the same calls (model/run/result_io.cpp), so the two cannot drift apart.
 #pragma once
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -52,7 +56,7 @@ class DomObject {
 // through nlohmann's own serializer, so numbers and strings print as dump prints them.
 class TextObject {
  public:
-  TextObject(std::string& out, int depth) : out_(out), depth_(depth), writer_(make_writer(out)) { out_ += '{'; }
+  TextObject(std::string& out, int depth) : TextObject(out, depth, nullptr) {}
   TextObject(const TextObject&) = delete;
   TextObject& operator=(const TextObject&) = delete;
   // The closing brace.
@@ -64,12 +68,12 @@ class TextObject {
   template <class T>
   void value(const char* key, const T& v) {
     member(key);
-    writer_.dump(nlohmann::json(v), true, false, 2, unsigned(2 * (depth_ + 1)));
+    writer_->dump(nlohmann::json(v), true, false, 2, unsigned(2 * (depth_ + 1)));
   }
   template <class Fill>
   void object(const char* key, const Fill& fill) {
     member(key);
-    TextObject sub(out_, depth_ + 1);
+    TextObject sub(out_, depth_ + 1, writer_);
     fill(sub);
   }
   // An array of objects, one per item.
@@ -81,7 +85,7 @@ class TextObject {
     for (const auto& item : items) {
       out_ += n++ == 0 ? "" : ",";
       newline(depth_ + 2);
-      TextObject sub(out_, depth_ + 2);
+      TextObject sub(out_, depth_ + 2, writer_);
       fill(sub, item);
     }
     if (n > 0) newline(depth_ + 1);
@@ -90,29 +94,43 @@ class TextObject {
 
  private:
   using Writer = nlohmann::detail::serializer<nlohmann::json>;
-  static Writer make_writer(std::string& out) {
-    return Writer(nlohmann::detail::output_adapter<char, std::string>(out), ' ');
+  // A member object shares its document's serializer: making one reads the locale and
+  // allocates its output adapter, per object that was a tenth of writing results.json.
+  TextObject(std::string& out, int depth, Writer* shared) : out_(out), depth_(depth) {
+    if (shared == nullptr) shared = &own_.emplace(nlohmann::detail::output_adapter<char, std::string>(out), ' ');
+    writer_ = shared;
+    out_ += '{';
   }
   void newline(int depth) {
     out_ += '\n';
     out_.append(std::size_t(2 * depth), ' ');
   }
   void member(const char* key) {
-    if (members_ > 0 && !(last_ < key))
-      throw std::logic_error(std::string("json text: member \"") + key + "\" after \"" + last_ + "\" (dump sorts them)");
-    last_ = key;
-    out_ += members_++ == 0 ? "" : ",";
-    newline(depth_ + 1);
-    out_ += '"';
-    out_ += key;  // keys are identifiers: nothing to escape
-    out_ += "\": ";
+    const std::size_t len = std::strlen(key);
+    if (len >= last_.size()) throw std::logic_error(std::string("json text: member name \"") + key + "\" is too long");
+    if (members_ > 0 && !(std::strcmp(last_.data(), key) < 0))
+      throw std::logic_error(std::string("json text: member \"") + key + "\" after \"" + last_.data() +
+                             "\" (dump sorts them)");
+    std::memcpy(last_.data(), key, len + 1);
+    // [","] "\n" indent '"' key '": ', grown once (a results file has tens of thousands).
+    const std::size_t comma = members_++ == 0 ? 0 : 1, indent = std::size_t(2 * (depth_ + 1));
+    const std::size_t at = out_.size();
+    out_.resize(at + comma + 1 + indent + 1 + len + 3);
+    char* w = &out_[at];
+    if (comma) *w++ = ',';
+    *w++ = '\n';
+    w = std::fill_n(w, indent, ' ');
+    *w++ = '"';
+    w = std::copy_n(key, len, w);  // keys are identifiers: nothing to escape
+    std::memcpy(w, "\": ", 3);
   }
 
   std::string& out_;
   int depth_;
-  Writer writer_;
+  std::optional<Writer> own_;  // the document's serializer, in the outermost object
+  Writer* writer_ = nullptr;
   std::size_t members_ = 0;
-  std::string last_;
+  std::array<char, 64> last_{};  // the last member's name (keys are short identifiers)
 };
 
 }  // namespace possim
