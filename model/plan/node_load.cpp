@@ -17,11 +17,12 @@ struct NodeShare {
   double bytes, pairs;
 };
 
-std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double scale) {
-  std::vector<NodeShare> p;
-  p.reserve(tensor.slices.size());
+// Into `p`, reused from call to call (a plan places every push and pull's tensor).
+void place(const SyncPlan& plan, const Tensor& tensor, double scale, std::vector<NodeShare>& p) {
+  p.clear();
   for (const Slice& s : tensor.slices) p.push_back(NodeShare{plan.shard_node(s.shard), s.bytes * scale, double(s.pairs)});
-  std::sort(p.begin(), p.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+  const auto by_node = [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; };
+  if (!std::is_sorted(p.begin(), p.end(), by_node)) std::sort(p.begin(), p.end(), by_node);
   std::size_t out = 0;  // merge shards that share a node
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (out > 0 && p[out - 1].node == p[i].node) {
@@ -33,7 +34,6 @@ std::vector<NodeShare> place(const SyncPlan& plan, const Tensor& tensor, double 
   }
   p.resize(out);
   work::count(tensor.slices.size());
-  return p;
 }
 
 // What a shard-pattern instance puts on the NIC of a node holding `bytes` of its slices,
@@ -55,7 +55,9 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node) {
     case FlowPattern::to_shards:
     case FlowPattern::from_shards: {
       const Tensor& tensor = plan.tensors.at(std::size_t(t.tensor));
-      const std::vector<NodeShare> p = place(plan, tensor, t.scale);
+      thread_local std::vector<NodeShare> placed;
+      place(plan, tensor, t.scale, placed);
+      const std::vector<NodeShare>& p = placed;
       double total = 0, total_pairs = 0;
       for (const NodeShare& n : p) {
         total += n.bytes;
@@ -160,15 +162,48 @@ std::pair<double, double> node_bytes(const SyncPlan& plan, const Task& t, const 
 template <class F>
 void NodeBytes::each_node(F&& f) const {
   int workers_seen = 0;
-  for (const auto& [node, own] : own_) {
-    const bool worker = node < workers_;
+  for (const Own& own : own_) {
+    if (own.node < 0) continue;
+    const bool worker = own.node < workers_;
     workers_seen += worker ? 1 : 0;
-    f(node, (worker ? every_worker_[0] : 0.0) + own.first, (worker ? every_worker_[1] : 0.0) + own.second);
+    f(own.node, (worker ? every_worker_[0] : 0.0) + own.tx, (worker ? every_worker_[1] : 0.0) + own.rx);
   }
   if (workers_seen < workers_) {  // the worker nodes holding no slice, alike: the lowest
     int plain = 0;
-    while (own_.count(plain)) ++plain;
+    while (holds(plain)) ++plain;
     f(plain, every_worker_[0], every_worker_[1]);
+  }
+}
+
+namespace {
+std::size_t home(int node, std::size_t mask) { return (std::size_t(unsigned(node)) * 2654435761u) & mask; }
+}  // namespace
+
+NodeBytes::Own& NodeBytes::slot(int node) {
+  if (2 * (entries_ + 1) > own_.size()) {  // grow: at most half full
+    std::vector<Own> old = std::move(own_);
+    own_.assign(std::max<std::size_t>(16, 2 * old.size()), Own{});
+    entries_ = 0;
+    for (const Own& o : old)
+      if (o.node >= 0) slot(o.node) = o;
+  }
+  const std::size_t mask = own_.size() - 1;
+  for (std::size_t i = home(node, mask);; i = (i + 1) & mask) {
+    if (own_[i].node == node) return own_[i];
+    if (own_[i].node < 0) {
+      ++entries_;
+      own_[i].node = node;
+      return own_[i];
+    }
+  }
+}
+
+bool NodeBytes::holds(int node) const {
+  if (own_.empty()) return false;
+  const std::size_t mask = own_.size() - 1;
+  for (std::size_t i = home(node, mask);; i = (i + 1) & mask) {
+    if (own_[i].node == node) return true;
+    if (own_[i].node < 0) return false;
   }
 }
 

@@ -2,8 +2,9 @@
 // average node's: the closed form behind the analytic engine and the traffic report.
 #pragma once
 
-#include <unordered_map>
+#include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "model/plan/sync_plan.hpp"
 
@@ -39,9 +40,9 @@ class NodeBytes {
     every_worker_[1] += rx;
   }
   void add_node(int node, double tx, double rx) {
-    auto& own = own_[node];
-    own.first += tx;
-    own.second += rx;
+    Own& own = slot(node);
+    own.tx += tx;
+    own.rx += rx;
   }
   double tx_max() const { return busiest(0); }
   double rx_max() const { return busiest(1); }
@@ -54,9 +55,19 @@ class NodeBytes {
   // holding none (the others like it carry the same).
   template <class F>
   void each_node(F&& f) const;
+  // A node's (tx, rx) beyond what every worker node moves. Open addressing by node, a
+  // power-of-two table at most half full: a plan adds a node's bytes once per network task
+  // and slice, and a heap node per entry (std::unordered_map) was a tenth of preparing it.
+  struct Own {
+    int node = -1;  // -1: empty
+    double tx = 0, rx = 0;
+  };
+  Own& slot(int node);
+  bool holds(int node) const;
   int workers_;
-  double every_worker_[2] = {0, 0};                         // tx, rx
-  std::unordered_map<int, std::pair<double, double>> own_;  // node -> (tx, rx) beyond that
+  double every_worker_[2] = {0, 0};  // tx, rx
+  std::vector<Own> own_;             // empty until a node's bytes are added
+  std::size_t entries_ = 0;
 };
 
 // Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once);

@@ -16,8 +16,8 @@ constexpr std::uint32_t steps(std::initializer_list<Step> list) {
   return bits;
 }
 
-// In enum order (resources() checks it once).
-const std::array<ResourceInfo, kResources> kTable = {{
+// In enum order (checked at compile time below).
+constexpr std::array<ResourceInfo, kResources> kTable = {{
     //  id                    name          amount           rate                               latency                   track       scope           carries scaled dilated  waited (a wait counts as)    host_work
     {Resource::gpu,        "gpu",        Amount::seconds, nullptr,                           nullptr,                  "GPU",      Scope::worker,  false, false, true,  TimeShare::barrier_wait, false,
      steps({S::forward, S::backward, S::rebuild, S::quantize, S::optimizer})},
@@ -39,19 +39,16 @@ const std::array<ResourceInfo, kResources> kTable = {{
      steps({S::apply})},
 }};
 
-bool in_order() {
+constexpr bool in_order() {
   for (std::size_t i = 0; i < kTable.size(); ++i)
     if (std::size_t(kTable[i].id) != i) return false;
   return true;
 }
+static_assert(in_order(), "model/plan/resource.cpp: the resource table is not in enum order");
 
 }  // namespace
 
-const std::array<ResourceInfo, kResources>& resources() {
-  static const bool ordered = in_order();
-  if (!ordered) throw std::logic_error("model/plan/resource.cpp: the resource table is not in enum order");
-  return kTable;
-}
+const std::array<ResourceInfo, kResources>& resources() { return kTable; }
 
 const ResourceInfo& info(Resource r) { return resources().at(std::size_t(r)); }
 
