@@ -133,7 +133,7 @@ void Executor::launch_barrier(const Instance& in) {
     complete(in);
     return;
   }
-  sg4::Actor::create(plan_.tasks[in.task].label, platform_.node[0], [this, in, round_s] {
+  sg4::Actor::create(plan_.tasks[in.task].display_label(), platform_.node[0], [this, in, round_s] {
     const double t0 = now();
     sg4::this_actor::sleep_for(round_s);
     recorder_.timeline().instance(in, t0, now());

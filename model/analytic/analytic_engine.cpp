@@ -172,7 +172,7 @@ void add_timeline(const SyncPlan& plan, const Prepared& p, const Repeated& s, Re
         // The representative is worker 0; a shard's work and the server's NICs belong to no
         // worker (a worker's own work on its node's CPU does).
         const int worker = task.scope != Scope::worker || r == server_tx || r == server_rx ? -1 : 0;
-        res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.label + " " + layer,
+        res.timeline.push_back(TimelineEvent{std::string("representative ") + track_of(r), task.display_label() + (" " + layer),
                                              to_string(task.step), start, dur, t, task.layer, worker});
         if (task.bytes > 0) res.timeline.back().bytes = task.bytes;
         else if (task.tensor >= 0) res.timeline.back().bytes = plan.tensors[std::size_t(task.tensor)].bytes;

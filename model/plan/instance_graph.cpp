@@ -105,7 +105,7 @@ void InstanceGraph::delivered(const Instance& push, int shard, int slice, const 
 void InstanceGraph::mark_complete(const Instance& in) {
   const std::size_t id = index(in);
   if (done_[id])
-    throw std::logic_error("task " + std::to_string(in.task) + " (" + plan_.tasks[in.task].label +
+    throw std::logic_error("task " + std::to_string(in.task) + " (" + plan_.tasks[in.task].display_label() +
                            ") of iteration " + std::to_string(in.t) + ", instance " + std::to_string(in.who) +
                            " completed twice");
   done_[id] = 1;

@@ -88,7 +88,7 @@ void check_plan(const SyncPlan& plan) {
     if (std::isfinite(s) && s <= limits::kMaxTaskSeconds && std::isfinite(t.bytes)) continue;
     const std::string layer =
         t.layer >= 0 && std::size_t(t.layer) < plan.layers.size() ? " of layer '" + plan.layers[std::size_t(t.layer)].name + "'" : "";
-    throw InputError(t.label + layer + " would take " + g(s) +
+    throw InputError(t.display_label() + layer + " would take " + g(s) +
                      " s, over the limit of " + g(limits::kMaxTaskSeconds) +
                      " s per task (expected layer FLOPs and parameters, and profile rates, that "
                      "give finite task times)");

@@ -70,7 +70,7 @@ std::vector<Flow> expand_flows(const SyncPlan& plan, const Task& t, int w) {
 void validate(const SyncPlan& plan) {
   const auto fail = [&](std::size_t i, const std::string& what) {
     throw std::logic_error("plan '" + plan.strategy + "' task " + std::to_string(i) + " (" +
-                           plan.tasks[i].label + "): " + what);
+                           plan.tasks[i].display_label() + "): " + what);
   };
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const Task& t = plan.tasks[i];

@@ -66,7 +66,9 @@ struct Task {
   Step step = Step::forward;       // what the task is (model/plan/step.hpp)
   Payload carries = Payload::none; // copies, intra-node and network tasks: what they move
   DType dtype = DType::fp32;       // and its element type
-  std::string label;      // for traces and tables only ("backward", "push"): nothing branches on it
+  // A display label given by hand (a plan file's), for traces and tables only: nothing branches
+  // on it. Empty, the usual case: the step's name (display_label()), with no string per task.
+  std::string label;
   int layer = -1;         // index into the network's layers, -1 if none
   double duration_s = 0;  // gpu: its time; server_cpu: a fixed part added to the rate part
   double bytes = 0;       // copies, intra-node, to_peers and collective flows
@@ -79,6 +81,8 @@ struct Task {
 
   // The layer's own forward or backward pass (not part of its synchronization).
   bool pass() const { return is_pass(step); }
+  // What traces, tables and messages call it ("backward", "push").
+  const char* display_label() const { return label.empty() ? to_string(step) : label.c_str(); }
 };
 
 // One slice of a tensor on one shard: what hashing its KV pairs put there.

@@ -82,7 +82,7 @@ json task_json(const Task& t) {
   return {{"step", to_string(t.step)},         {"resource", to_string(t.resource)},
           {"scope", to_string(t.scope)},       {"gpus", to_string(t.gpus)},
           {"carries", to_string(t.carries)},   {"dtype", to_string(t.dtype)},
-          {"label", t.label},                  {"layer", t.layer},
+          {"label", t.display_label()},                  {"layer", t.layer},
           {"duration_s", t.duration_s},        {"bytes", t.bytes},
           {"pattern", to_string(t.pattern)},   {"collective", to_string(t.collective)},
           {"chunks", t.chunks},                {"tensor", t.tensor},
@@ -101,8 +101,10 @@ Task read_task(const Reader& r, const json& v, const std::string& at, std::size_
   if (v.contains("gpus")) t.gpus = pick(r, v["gpus"], join(at, "gpus"), kGpuSets);
   if (v.contains("carries")) t.carries = pick(r, v["carries"], join(at, "carries"), kPayloads);
   if (v.contains("dtype")) t.dtype = pick(r, v["dtype"], join(at, "dtype"), kDTypes);
-  t.label = v.contains("label") ? r.label(v["label"], join(at, "label"), limits::kMaxLabelChars, "a display label")
-                                : to_string(t.step);
+  if (v.contains("label")) {  // a label that is the step's name is the default (empty)
+    std::string label = r.label(v["label"], join(at, "label"), limits::kMaxLabelChars, "a display label");
+    if (label != to_string(t.step)) t.label = std::move(label);
+  }
   if (v.contains("layer")) t.layer = int(r.integer(v["layer"], join(at, "layer"), -1, layers - 1, "a layer index or -1"));
   if (v.contains("duration_s"))
     t.duration_s = r.number(v["duration_s"], join(at, "duration_s"), 0, limits::kMaxTaskSeconds, "seconds");

@@ -21,7 +21,7 @@ Timeline::Timeline(const SyncPlan& plan, const RunOptions& opt)
     : plan_(plan), on_(opt.timeline), traced_(opt.trace_workers), workers_(plan.workers) {}
 
 std::string Timeline::name_of(const Task& task) const {
-  return task.label + (task.layer >= 0 ? " " + plan_.layers[std::size_t(task.layer)].name : "");
+  return task.display_label() + (task.layer >= 0 ? " " + plan_.layers[std::size_t(task.layer)].name : "");
 }
 
 bool Timeline::traced(const Instance& in) const {

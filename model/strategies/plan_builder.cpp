@@ -174,7 +174,6 @@ Task PlanBuilder::gpu_task(Step step, int layer, double seconds, GpuSet gpus) {
   t.resource = Resource::gpu;
   t.gpus = gpus;
   t.step = step;
-  t.label = to_string(step);
   t.layer = layer;
   t.duration_s = seconds;
   return t;
@@ -187,7 +186,6 @@ TaskId PlanBuilder::transfer(Resource resource, Step step, int layer, double byt
   t.step = step;
   t.carries = carries;
   t.dtype = dtype;
-  t.label = to_string(step);
   t.layer = layer;
   t.bytes = bytes;
   t.deps = deps;
@@ -269,7 +267,6 @@ TaskId PlanBuilder::sfb_sync(int layer, const Deps& after) {
   in.resource = Resource::none;
   in.scope = Scope::cluster;
   in.step = Step::factors_in;
-  in.label = to_string(in.step);
   in.layer = layer;
   in.deps = {now(b)};
   const TaskId all = add(std::move(in));
@@ -389,7 +386,6 @@ TaskId PlanBuilder::barrier(const Deps& deps) {
   t.resource = Resource::none;
   t.scope = Scope::cluster;
   t.step = Step::barrier;
-  t.label = to_string(t.step);
   t.deps = deps;
   t.duration_s = req_.profile->step_sync_s;  // the stack's round, if any
   return add(std::move(t));
@@ -449,7 +445,6 @@ Task PlanBuilder::network_task(Step step, int layer, FlowPattern pattern, Payloa
   t.step = step;
   t.carries = carries;
   t.dtype = dtype;
-  t.label = to_string(step);
   t.layer = layer;
   t.pattern = pattern;
   return t;
@@ -461,7 +456,6 @@ Task PlanBuilder::apply_task(int layer, int tensor, const Deps& deps) const {
   t.resource = Resource::server_cpu;
   t.scope = Scope::shard;
   t.step = Step::apply;
-  t.label = to_string(t.step);
   t.layer = layer;
   t.tensor = tensor;
   t.duration_s = req_.profile->server_per_peer_s * workers();

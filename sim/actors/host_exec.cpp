@@ -26,7 +26,7 @@ void Executor::launch_host_exec(const Instance& in) {
     return;
   }
   const bool gpu_path = task.resource == Resource::intra_node;
-  sg4::Actor::create(task.label, host, [this, in, amount, gpu_path] {
+  sg4::Actor::create(task.display_label(), host, [this, in, amount, gpu_path] {
     const double t0 = now();
     if (gpu_path) comm_kernel(in.who, +1);
     sg4::this_actor::execute(amount);

@@ -133,7 +133,7 @@ TEST_CASE("kernel compute: a live run's GPUs take the real kernels' time, not th
     INFO(strategy << ": kernels " << kernels_s << " s an iteration");
     const SyncPlan plan = make_plan(strategy, request(net, prof, 2, 10, batch, 3));
     if (strategy == "poseidon")
-      REQUIRE(std::any_of(plan.tasks.begin(), plan.tasks.end(), [](const Task& t) { return t.label == "rebuild"; }));
+      REQUIRE(std::any_of(plan.tasks.begin(), plan.tasks.end(), [](const Task& t) { return std::string(t.display_label()) == "rebuild"; }));
     const Result sim = sim::SimGridEngine().run(plan, {});
     REQUIRE(sim.gpu_busy_s == Approx(kernels_s / 50).epsilon(0.05));
     const Result live = engine.run(plan, {});

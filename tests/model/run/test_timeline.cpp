@@ -45,7 +45,7 @@ TEST_CASE("timeline: only the selected workers' instances and NICs are recorded,
     const TimelineEvent& b = tl.events()[0];
     CHECK(b.track == "worker 0 GPU");
     CHECK(b.category == "backward");
-    CHECK(b.name == p.tasks[1].label + " " + p.layers[0].name);
+    CHECK(b.name == p.tasks[1].display_label() + std::string(" ") + p.layers[0].name);
     CHECK(b.start_s == 0.25);
     CHECK(b.duration_s == 0.25);
     CHECK(b.iteration == 1);

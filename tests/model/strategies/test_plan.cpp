@@ -72,7 +72,7 @@ TEST_CASE("node_load agrees with the expanded flows", "[plan]") {
           for (auto& [n, b] : tx) tx_max = std::max(tx_max, b);
           for (auto& [n, b] : rx) rx_max = std::max(rx_max, b);
           const NodeLoad l = node_load(plan, t);
-          INFO(s << " " << to_string(placement) << " nodes " << nodes << " " << t.label);
+          INFO(s << " " << to_string(placement) << " nodes " << nodes << " " << t.display_label());
           CHECK(l.total_bytes == Approx(total));
           // Per task, the closed form names the busiest sender and receiver. For
           // colocated nodes, a node's tx carries both its worker's and its shard's part
