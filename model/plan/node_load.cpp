@@ -17,8 +17,10 @@ struct NodeShare {
   double bytes, pairs;
 };
 
-// Into `p`, reused from call to call (a plan places every push and pull's tensor).
-void place(const SyncPlan& plan, const Tensor& tensor, double scale, std::vector<NodeShare>& p) {
+// In a buffer reused from call to call (a plan places every push's and pull's tensor),
+// valid until the thread's next call.
+const std::vector<NodeShare>& place(const SyncPlan& plan, const Tensor& tensor, double scale) {
+  thread_local std::vector<NodeShare> p;
   p.clear();
   for (const Slice& s : tensor.slices) p.push_back(NodeShare{plan.shard_node(s.shard), s.bytes * scale, double(s.pairs)});
   const auto by_node = [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; };
@@ -34,6 +36,7 @@ void place(const SyncPlan& plan, const Tensor& tensor, double scale, std::vector
   }
   p.resize(out);
   work::count(tensor.slices.size());
+  return p;
 }
 
 // What a shard-pattern instance puts on the NIC of a node holding `bytes` of its slices,
@@ -55,9 +58,7 @@ NodeLoad node_load(const SyncPlan& plan, const Task& t, NodeBytes* per_node) {
     case FlowPattern::to_shards:
     case FlowPattern::from_shards: {
       const Tensor& tensor = plan.tensors.at(std::size_t(t.tensor));
-      thread_local std::vector<NodeShare> placed;
-      place(plan, tensor, t.scale, placed);
-      const std::vector<NodeShare>& p = placed;
+      const std::vector<NodeShare>& p = place(plan, tensor, t.scale);
       double total = 0, total_pairs = 0;
       for (const NodeShare& n : p) {
         total += n.bytes;
@@ -163,7 +164,6 @@ template <class F>
 void NodeBytes::each_node(F&& f) const {
   int workers_seen = 0;
   for (const Own& own : own_) {
-    if (own.node < 0) continue;
     const bool worker = own.node < workers_;
     workers_seen += worker ? 1 : 0;
     f(own.node, (worker ? every_worker_[0] : 0.0) + own.tx, (worker ? every_worker_[1] : 0.0) + own.rx);
@@ -175,36 +175,14 @@ void NodeBytes::each_node(F&& f) const {
   }
 }
 
-namespace {
-std::size_t home(int node, std::size_t mask) { return (std::size_t(unsigned(node)) * 2654435761u) & mask; }
-}  // namespace
-
-NodeBytes::Own& NodeBytes::slot(int node) {
-  if (2 * (entries_ + 1) > own_.size()) {  // grow: at most half full
-    std::vector<Own> old = std::move(own_);
-    own_.assign(std::max<std::size_t>(16, 2 * old.size()), Own{});
-    entries_ = 0;
-    for (const Own& o : old)
-      if (o.node >= 0) slot(o.node) = o;
+NodeBytes::Own& NodeBytes::own_of(int node) {
+  std::uint32_t at = where_.find(std::uint64_t(node));
+  if (at == FlatIndex::kNone) {
+    at = std::uint32_t(own_.size());
+    where_.insert(std::uint64_t(node), at);
+    own_.push_back(Own{node});
   }
-  const std::size_t mask = own_.size() - 1;
-  for (std::size_t i = home(node, mask);; i = (i + 1) & mask) {
-    if (own_[i].node == node) return own_[i];
-    if (own_[i].node < 0) {
-      ++entries_;
-      own_[i].node = node;
-      return own_[i];
-    }
-  }
-}
-
-bool NodeBytes::holds(int node) const {
-  if (own_.empty()) return false;
-  const std::size_t mask = own_.size() - 1;
-  for (std::size_t i = home(node, mask);; i = (i + 1) & mask) {
-    if (own_[i].node == node) return true;
-    if (own_[i].node < 0) return false;
-  }
+  return own_[at];
 }
 
 int NodeBytes::busiest_node() const {

@@ -2,10 +2,11 @@
 // average node's: the closed form behind the analytic engine and the traffic report.
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "model/plan/flat_index.hpp"
 #include "model/plan/sync_plan.hpp"
 
 namespace possim {
@@ -40,7 +41,7 @@ class NodeBytes {
     every_worker_[1] += rx;
   }
   void add_node(int node, double tx, double rx) {
-    Own& own = slot(node);
+    Own& own = own_of(node);
     own.tx += tx;
     own.rx += rx;
   }
@@ -55,19 +56,19 @@ class NodeBytes {
   // holding none (the others like it carry the same).
   template <class F>
   void each_node(F&& f) const;
-  // A node's (tx, rx) beyond what every worker node moves. Open addressing by node, a
-  // power-of-two table at most half full: a plan adds a node's bytes once per network task
-  // and slice, and a heap node per entry (std::unordered_map) was a tenth of preparing it.
+  // A node's (tx, rx) beyond what every worker node moves, in the order the nodes were
+  // first added; `where_` finds a node's (added once per network task and slice: a heap
+  // node per entry in a std::unordered_map was a tenth of preparing a plan).
   struct Own {
-    int node = -1;  // -1: empty
+    int node;
     double tx = 0, rx = 0;
   };
-  Own& slot(int node);
-  bool holds(int node) const;
+  Own& own_of(int node);
+  bool holds(int node) const { return where_.find(std::uint64_t(node)) != FlatIndex::kNone; }
   int workers_;
   double every_worker_[2] = {0, 0};  // tx, rx
-  std::vector<Own> own_;             // empty until a node's bytes are added
-  std::size_t entries_ = 0;
+  std::vector<Own> own_;
+  FlatIndex where_;  // node -> its place in own_
 };
 
 // Load of one instance of task `t` (for worker-scope tasks: every worker runs it at once);

@@ -82,7 +82,7 @@ json task_json(const Task& t) {
   return {{"step", to_string(t.step)},         {"resource", to_string(t.resource)},
           {"scope", to_string(t.scope)},       {"gpus", to_string(t.gpus)},
           {"carries", to_string(t.carries)},   {"dtype", to_string(t.dtype)},
-          {"label", t.display_label()},                  {"layer", t.layer},
+          {"label", t.display_label()},        {"layer", t.layer},
           {"duration_s", t.duration_s},        {"bytes", t.bytes},
           {"pattern", to_string(t.pattern)},   {"collective", to_string(t.collective)},
           {"chunks", t.chunks},                {"tensor", t.tensor},

@@ -123,25 +123,23 @@ int PlanBuilder::tensor_hashed(int layer, double bytes) {
                      " would make the plan's KV pairs more than " + std::to_string(limits::kMaxKvPairs) +
                      ", the limit (expected a larger strategy_options.kv_pair_bytes or a smaller model)");
   const long long pairs = std::max(1LL, (long long)want);
-  // Pair i goes to shard (first + i) mod shards: slot i mod shards of the shards it reaches,
-  // each slot's bytes summed in the pairs' order.
+  // Pair i goes to shard (first + i) mod shards, slice i mod shards of those it reaches,
+  // each slice's bytes summed in the pairs' order; then listed by shard (those past the
+  // last shard wrap to the front).
   const long long n = shards();
   const long long first = next_pair_ % n;
   const long long reached = std::min(pairs, n);
-  std::vector<Slice>& slot = slot_scratch_;
-  slot.assign(std::size_t(reached), Slice{});
+  std::vector<Slice>& slices = tensor.slices;
+  slices.assign(std::size_t(reached), Slice{});
   for (long long i = 0; i < pairs; ++i) {
-    Slice& s = slot[std::size_t(i % n)];
+    Slice& s = slices[std::size_t(i % n)];
     s.bytes += (i + 1 < pairs) ? kv : bytes - kv * double(pairs - 1);
     s.pairs += 1;
   }
   next_pair_ += pairs;
-  for (long long j = 0; j < reached; ++j) slot[std::size_t(j)].shard = int((first + j) % n);
-  // Listed by shard: the slots that wrapped past the last shard come first.
+  for (long long j = 0; j < reached; ++j) slices[std::size_t(j)].shard = int((first + j) % n);
   const long long wrapped = std::max(0LL, first + reached - n);
-  tensor.slices.reserve(std::size_t(reached));
-  for (long long j = reached - wrapped; j < reached; ++j) tensor.slices.push_back(slot[std::size_t(j)]);
-  for (long long j = 0; j < reached - wrapped; ++j) tensor.slices.push_back(slot[std::size_t(j)]);
+  std::rotate(slices.begin(), slices.end() - wrapped, slices.end());
   plan_.tensors.push_back(std::move(tensor));
   return int(plan_.tensors.size() - 1);
 }

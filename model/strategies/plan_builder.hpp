@@ -155,7 +155,6 @@ class PlanBuilder {
   bool stage_on_host_ = true;  // network bytes pass through host memory (model/plan/transport.hpp)
   std::vector<LayerTime> times_;
   std::vector<TaskId> forward_, backward_;
-  std::vector<Slice> slot_scratch_;  // tensor_hashed's slots, kept between tensors
   long long next_pair_ = 0;      // global KV-pair counter for even hashing (and the plan's
                                  // pair count, at most limits::kMaxKvPairs)
   long long next_variable_ = 0;  // TF round-robin counter

@@ -32,7 +32,7 @@
 #include <limits>
 #include <vector>
 
-#include "sim/network/pair_index.hpp"
+#include "model/plan/flat_index.hpp"
 
 namespace possim::sim {
 
@@ -162,7 +162,7 @@ class StarSharing {
   std::vector<Pair> pair_;
   std::vector<std::uint32_t> free_pair_, active_;  // active_: pairs with moving flows
   std::vector<std::uint32_t> active_at_;           // per pair: its index in active_
-  PairIndex pair_of_;  // by pair_key()
+  FlatIndex pair_of_;  // by pair_key()
   // Kept as pairs start, land and idle, so that a solve need not find them in a pass over
   // every moving pair (~800,000 at 4,096 nodes, ~1% of them changed since the last solve):
   // per link, its moving flows (counted by multiplicity: whole numbers, so the running sum

@@ -1,15 +1,16 @@
-// The star solver's index from a node pair (src * nodes + dst) to its record: open
-// addressing with linear probing in one flat array, deletion by backward shift (no
-// tombstones). A full 4,096-node run starts and idles a pair for nearly every one of its
-// ~7 million flows; std::unordered_map allocated and freed a node for each.
+// An index from 64-bit keys to 32-bit places: open addressing with linear probing in one
+// flat array, deletion by backward shift (no tombstones). Where std::unordered_map would
+// allocate and free a node per entry: the star solver's node pairs (a full 4,096-node run
+// starts and idles a pair for nearly every one of its ~7 million flows) and a plan's nodes
+// that hold slices (model/plan/node_load.hpp, once per network task and slice).
 #pragma once
 #include <cstdint>
 #include <limits>
 #include <vector>
 
-namespace possim::sim {
+namespace possim {
 
-class PairIndex {
+class FlatIndex {
  public:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
@@ -74,4 +75,4 @@ class PairIndex {
   int shift_ = 64;
 };
 
-}  // namespace possim::sim
+}  // namespace possim
