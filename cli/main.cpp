@@ -64,11 +64,11 @@ int main(int argc, char** argv) {
   using namespace possim;
   std::vector<std::string> args(argv + 1, argv + argc);
   register_builtin_engines();
-  keep_freed_memory();  // a command evaluates many points, each freeing what it built
   if (!args.empty() && args[0] == "--version") {
     std::cout << "possim " << possim_version() << '\n';
     return flushed(0);
   }
+  keep_freed_memory();  // a command evaluates many points, each freeing what it built
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     if (!args.empty()) return flushed(0);

@@ -21,6 +21,8 @@ class ProgressLine {
   // `done` counts `already`; `last` names the point that just finished. Not thread-safe:
   // call from one thread at a time.
   void update(std::size_t done, const std::string& last = "");
+  // Whether anything is printed: a caller can skip naming the points when not.
+  bool shown() const { return enabled_; }
   // Clears the redrawn line (terminal) or prints the final count (plain lines).
   void finish();
 

@@ -8,6 +8,12 @@ namespace possim {
 // schedule (tens to hundreds of KiB): with glibc's defaults, each point's large blocks are
 // mapped, faulted in page by page and unmapped again, a fifth of the analytic engine's
 // time (bench/results/analytic_sweep.md). Blocks from 64 MiB up are still mapped apart.
+// The heap's first 8 MiB of growth are asked for in 2 MiB pages (transparent huge pages,
+// where the kernel offers them): a short command touches a few MiB once, and on a virtual
+// machine the first touch of each 4 KiB page can cost microseconds (8.5 us measured on
+// this project's machines: a third of an analytic answer's wall time, bench/results/
+// time_to_answer.md) where a 2 MiB page costs about 0.1-0.2 ms. Call it first thing, in
+// a process that has allocated little.
 void keep_freed_memory();
 
 }  // namespace possim
