@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "model/run/memory.hpp"
 #include "model/run/module_host.hpp"
 
 namespace possim::cli {
@@ -69,6 +71,18 @@ const pid_t started_as = ::getpid();
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // A simulation's heap grows to GiBs in small blocks: glibc's malloc is asked to back what
+  // it gets from the kernel with 2 MiB pages (transparent huge pages, where offered), as
+  // keep_freed_memory() does for this process's first 8 MiB (and, as there,
+  // POSSIM_HUGE_PAGES=0 says no). glibc reads it at start only, hence here; a value the
+  // caller set is kept. The first touch of a 4 KiB page costs 8.5 us on this project's
+  // VMs; bench/results/huge_pages.md has what the 2 MiB pages save.
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (huge_pages_wanted() && (tunables == nullptr || std::strstr(tunables, "glibc.malloc.hugetlb") == nullptr)) {
+    const std::string value = tunables == nullptr || *tunables == '\0' ? std::string("glibc.malloc.hugetlb=1")
+                                                                       : std::string(tunables) + ":glibc.malloc.hugetlb=1";
+    ::setenv("GLIBC_TUNABLES", value.c_str(), 1);
+  }
   // Nothing is written before a module opens; what a stream still holds is said once.
   std::cout.flush();
   std::cerr.flush();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 namespace possim {
 
@@ -46,11 +47,16 @@ void reserve_huge_heap(std::size_t bytes) {
 
 }  // namespace
 
+bool huge_pages_wanted() {
+  const char* v = std::getenv("POSSIM_HUGE_PAGES");
+  return v == nullptr || std::string(v) != "0";
+}
+
 void keep_freed_memory() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  reserve_huge_heap(std::size_t(8) << 20);
+  if (huge_pages_wanted()) reserve_huge_heap(std::size_t(8) << 20);
 #endif
 }
 

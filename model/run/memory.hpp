@@ -13,7 +13,11 @@ namespace possim {
 // machine the first touch of each 4 KiB page can cost microseconds (8.5 us measured on
 // this project's machines: a third of an analytic answer's wall time, bench/results/
 // time_to_answer.md) where a 2 MiB page costs about 0.1-0.2 ms. Call it first thing, in
-// a process that has allocated little.
+// a process that has allocated little. POSSIM_HUGE_PAGES=0 in the environment leaves the
+// kernel's small pages (a machine where THP misbehaves; bench/huge_pages.sh compares).
 void keep_freed_memory();
+
+// False where the environment says POSSIM_HUGE_PAGES=0.
+bool huge_pages_wanted();
 
 }  // namespace possim
