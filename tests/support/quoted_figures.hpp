@@ -260,7 +260,7 @@ inline Produced produce(const json& v, Commands& cmds, const Access& access) {
     const Found f = find_passage(src, p.by, v[out ? "stdout" : "quote"].get<std::string>(), anchors(v));
     const std::size_t k = v.value("capture", 0);
     p.text = f.values.at(k);
-    p.number = number(p.text);
+    p.number = number(p.text) * v.value("scale", 1.0);  // scaled (ms to s), give it a format too
     p.by += out ? "" : ":" + std::to_string(f.lines.at(k));
   } else {
     throw std::runtime_error("docs/quoted_figures.json: a value with no source: " + v.dump());
