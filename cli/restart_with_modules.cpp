@@ -77,12 +77,8 @@ const pid_t started_as = ::getpid();
   // POSSIM_HUGE_PAGES=0 says no). glibc reads it at start only, hence here; a value the
   // caller set is kept. The first touch of a 4 KiB page costs 8.5 us on this project's
   // VMs; bench/results/huge_pages.md has what the 2 MiB pages save.
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (huge_pages_wanted() && (tunables == nullptr || std::strstr(tunables, "glibc.malloc.hugetlb") == nullptr)) {
-    const std::string value = tunables == nullptr || *tunables == '\0' ? std::string("glibc.malloc.hugetlb=1")
-                                                                       : std::string(tunables) + ":glibc.malloc.hugetlb=1";
-    ::setenv("GLIBC_TUNABLES", value.c_str(), 1);
-  }
+  if (huge_pages_wanted())
+    ::setenv("GLIBC_TUNABLES", tunables_with_huge_pages(std::getenv("GLIBC_TUNABLES")).c_str(), 1);
   // Nothing is written before a module opens; what a stream still holds is said once.
   std::cout.flush();
   std::cerr.flush();

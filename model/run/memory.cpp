@@ -4,9 +4,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
 
 namespace possim {
 
@@ -14,6 +14,7 @@ namespace {
 
 #ifdef __GLIBC__
 constexpr std::uintptr_t kHugePage = std::uintptr_t(2) << 20;
+void* kept_below = nullptr;  // never freed (reachable, for leak checkers)
 
 // Grows the main heap by `bytes` now, lets the kernel back the 2 MiB-aligned part of the
 // growth with transparent huge pages (THP "madvise" or "always"; elsewhere the advice is
@@ -25,23 +26,24 @@ void reserve_huge_heap(std::size_t bytes) {
   auto* before = static_cast<char*>(sbrk(0));
   void* block = std::malloc(bytes);  // below M_MMAP_THRESHOLD: carved from the heap's top
   auto* after = static_cast<char*>(sbrk(0));
-  std::free(block);  // back into the top chunk, which is not trimmed below M_TRIM_THRESHOLD
-  if (block == nullptr || before == reinterpret_cast<char*>(-1) || after <= before) return;  // not glibc's heap
   const auto at = reinterpret_cast<std::uintptr_t>(block);
   const std::uintptr_t from = (at + kHugePage) & ~(kHugePage - 1);
   const std::uintptr_t to = reinterpret_cast<std::uintptr_t>(after) & ~(kHugePage - 1);
-  if (to <= from) return;
+  bool advised = false;
+  if (block != nullptr && before != reinterpret_cast<char*>(-1) && after > before && to > from) {  // glibc's heap grew
 #ifdef MADV_HUGEPAGE
-  if (madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE) != 0) return;
-#else
-  return;
+    advised = madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE) == 0;
 #endif
-  // The top now starts at `block` again: fill it up to `from` with a block kept for good
-  // (its header's page is the only one it touches). Where malloc placed it elsewhere, it
-  // goes back: the heap then reaches the huge pages a little later, which is all.
-  const std::size_t pad = from - at - 2 * sizeof(std::size_t);  // less the next chunk's header
-  void* below = std::malloc(pad);
-  if (below != block) std::free(below);
+  }
+  if (!advised) {
+    std::free(block);
+    return;
+  }
+  // Keep the block's part below `from` for good, shrunk in place: its tail goes back to the
+  // top, which then starts at the aligned address (the kept part touches only its header's
+  // page, and the top's header the page before `from`).
+  const std::size_t below = std::max<std::size_t>(from - at - 2 * sizeof(std::size_t), 1);
+  kept_below = std::realloc(block, below);
 }
 #endif
 
@@ -50,6 +52,12 @@ void reserve_huge_heap(std::size_t bytes) {
 bool huge_pages_wanted() {
   const char* v = std::getenv("POSSIM_HUGE_PAGES");
   return v == nullptr || std::string(v) != "0";
+}
+
+std::string tunables_with_huge_pages(const char* current) {
+  const std::string now = current == nullptr ? "" : current;
+  if (now.find("glibc.malloc.hugetlb") != std::string::npos) return now;
+  return now.empty() ? "glibc.malloc.hugetlb=1" : now + ":glibc.malloc.hugetlb=1";
 }
 
 void keep_freed_memory() {

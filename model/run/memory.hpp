@@ -1,5 +1,6 @@
 // How possim's processes use the C heap.
 #pragma once
+#include <string>
 
 namespace possim {
 
@@ -19,5 +20,10 @@ void keep_freed_memory();
 
 // False where the environment says POSSIM_HUGE_PAGES=0.
 bool huge_pages_wanted();
+
+// GLIBC_TUNABLES for a process whose malloc backs its heap with 2 MiB pages: `current`
+// (the variable's value, or null) with glibc.malloc.hugetlb=1 added, or `current` as it is
+// where it already sets glibc.malloc.hugetlb (the caller's choice stands).
+std::string tunables_with_huge_pages(const char* current);
 
 }  // namespace possim
