@@ -264,9 +264,11 @@ bool is_relative_parameter(const std::string& name) {
 
 double profile_parameter(const Profile& p, const std::string& name) {
   const auto [stack, n] = split_name(name);
-  if (!stack.empty()) {
-    const Profile s = p.with_stack(stack);
-    return s.parameter(n);
+  if (!stack.empty()) {  // the stack's value where it sets one, else the profile's (Profile::with_stack)
+    const auto it = p.stacks.find(stack);
+    if (it == p.stacks.end()) return p.with_stack(stack).parameter(n);  // throws, naming the stacks
+    const auto v = it->second.params.find(n);
+    return v != it->second.params.end() ? v->second : p.parameter(n);
   }
   if (n == "tcp_goodput") return p.tcp_goodput;
   if (n == "tcp_host_bytes_per_s") return p.tcp_host_bytes_per_s;
@@ -284,7 +286,7 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
     const double v = values.at(i);
     const auto [stack, n] = split_name(names[i]);
     if (!stack.empty()) {
-      p.with_stack(stack);  // throws for an unknown stack
+      if (p.stacks.count(stack) == 0) p.with_stack(stack);  // throws for an unknown stack
       p.stacks[stack].params[n] = v;
     } else if (n == "tcp_goodput") {
       p.tcp_goodput = v;
