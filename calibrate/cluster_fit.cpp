@@ -149,7 +149,7 @@ void check_fit_parameter(const std::string& name) {
 void check_fit_parameter(const Profile& base, const std::string& name) {
   check_fit_parameter(name);
   const std::string stack = split_name(name).first;
-  if (!stack.empty() && !base.stacks.count(stack)) base.with_stack(stack);  // names the stacks
+  if (!stack.empty()) base.stack_named(stack);  // throws, naming the stacks
 }
 
 std::string parameter_mechanism(const std::string& name) {
@@ -264,11 +264,10 @@ bool is_relative_parameter(const std::string& name) {
 
 double profile_parameter(const Profile& p, const std::string& name) {
   const auto [stack, n] = split_name(name);
-  if (!stack.empty()) {  // the stack's value where it sets one, else the profile's (Profile::with_stack)
-    const auto it = p.stacks.find(stack);
-    if (it == p.stacks.end()) return p.with_stack(stack).parameter(n);  // throws, naming the stacks
-    const auto v = it->second.params.find(n);
-    return v != it->second.params.end() ? v->second : p.parameter(n);
+  if (!stack.empty()) {  // the stack's value where it sets one, else the profile's (as with_stack applies it)
+    const SoftwareStack& s = p.stack_named(stack);
+    const auto v = s.params.find(n);
+    return v != s.params.end() ? v->second : p.parameter(n);
   }
   if (n == "tcp_goodput") return p.tcp_goodput;
   if (n == "tcp_host_bytes_per_s") return p.tcp_host_bytes_per_s;
@@ -286,7 +285,7 @@ Profile with_parameters(const Profile& base, const std::vector<std::string>& nam
     const double v = values.at(i);
     const auto [stack, n] = split_name(names[i]);
     if (!stack.empty()) {
-      if (p.stacks.count(stack) == 0) p.with_stack(stack);  // throws for an unknown stack
+      p.stack_named(stack);  // throws for an unknown stack, naming the stacks
       p.stacks[stack].params[n] = v;
     } else if (n == "tcp_goodput") {
       p.tcp_goodput = v;

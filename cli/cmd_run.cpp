@@ -304,7 +304,7 @@ int cmd_run(const std::vector<std::string>& args) {
   ProgressLine line("run", per_model_points * models.size(), 0, !quiet, /*terminal_only=*/true);
   std::size_t before = 0;  // points of the models already run
   const auto progress = [&](std::size_t done, std::size_t, const Result& r) {
-    if (line.shown()) line.update(before + done, result_label(r));
+    line.update(before + done, r);
   };
   std::vector<std::vector<Result>> by_model;  // results, per model run
   std::string failure;  // a live point failed: what came before it, and what it measured, are kept

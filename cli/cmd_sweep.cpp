@@ -217,7 +217,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     slowest_point_s = std::max(slowest_point_s, took_s);
     without_interrupt([&] { writer.append(text); });
     records[grid.points[i].key] = nlohmann::json::parse(text);
-    line.update(++done, result_label(r));
+    line.update(++done, r);
   });
   line.finish();
   write_sweep_folder(folder, m, records, /*with_points=*/false);

@@ -22,9 +22,7 @@ calibrate::SigmaAxes add_intervals(const Scenario& s, const Engine& engine, int 
   const std::size_t points = sweep_points(s).size();
   ProgressLine line("interval", axes.reruns() * points, 0, progress, /*terminal_only=*/true);
   std::size_t before = 0;
-  const auto tick = [&](std::size_t done, std::size_t, const Result& r) {
-    if (line.shown()) line.update(before + done, result_label(r));
-  };
+  const auto tick = [&](std::size_t done, std::size_t, const Result& r) { line.update(before + done, r); };
   std::vector<std::vector<Result>> plus, minus;
   const PointOptions bounds = bounds_only();
   for (std::size_t a = 0; a < axes.steps.size(); ++a) {

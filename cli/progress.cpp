@@ -62,6 +62,10 @@ void ProgressLine::update(std::size_t done, const std::string& last) {
   }
 }
 
+void ProgressLine::update(std::size_t done, const Result& last) {
+  update(done, enabled_ && tty_ ? result_label(last) : std::string());
+}
+
 void ProgressLine::finish() {
   if (!enabled_) return;
   if (tty_) std::fprintf(stderr, "\r\033[K");

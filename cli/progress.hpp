@@ -21,8 +21,9 @@ class ProgressLine {
   // `done` counts `already`; `last` names the point that just finished. Not thread-safe:
   // call from one thread at a time.
   void update(std::size_t done, const std::string& last = "");
-  // Whether anything is printed: a caller can skip naming the points when not.
-  bool shown() const { return enabled_; }
+  // The same, naming the point by result_label(), formatted only where a line shows it
+  // (a terminal's): a quiet run of many short points does not pay for it.
+  void update(std::size_t done, const Result& last);
   // Clears the redrawn line (terminal) or prints the final count (plain lines).
   void finish();
 

@@ -371,7 +371,7 @@ double Profile::parameter(const std::string& n) const {
   return *f;
 }
 
-Profile Profile::with_stack(const std::string& name) const {
+const SoftwareStack& Profile::stack_named(const std::string& name) const {
   auto it = stacks.find(name);
   if (it == stacks.end()) {
     std::string names;
@@ -379,10 +379,15 @@ Profile Profile::with_stack(const std::string& name) const {
     throw InputError(path, "stacks", "no stack named '" + name + "'",
                      names.empty() ? "a profile with a stacks section" : "one of " + names);
   }
+  return it->second;
+}
+
+Profile Profile::with_stack(const std::string& name) const {
+  const SoftwareStack& stack = stack_named(name);
   Profile p = *this;
-  for (const auto& [n, v] : it->second.params) *p.parameter_field(n) = v;
-  p.framework = it->second.framework;
-  p.sync_after_backward = it->second.sync_after_backward;
+  for (const auto& [n, v] : stack.params) *p.parameter_field(n) = v;
+  p.framework = stack.framework;
+  p.sync_after_backward = stack.sync_after_backward;
   p.stack = name;
   return p;
 }

@@ -207,8 +207,10 @@ struct Profile {
   // which profile, how many measured points (at the applied precision), which fitted.
   std::string provenance_line() const;
 
-  // This profile with stack `name` applied (its parameters and framework). Throws
-  // InputError naming the profile for an unknown stack.
+  // Stack `name`; throws InputError naming the profile and its stacks for an unknown one.
+  const SoftwareStack& stack_named(const std::string& name) const;
+  // This profile with stack `name` applied (its parameters and framework). Throws as
+  // stack_named does.
   Profile with_stack(const std::string& name) const;
   // The stack a strategy runs on: `chosen` if not empty, else default_stacks, else none.
   std::string stack_for(const std::string& strategy, const std::string& chosen = "") const;
