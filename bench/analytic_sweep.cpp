@@ -2,8 +2,10 @@
 // 9 models x 8 strategies x nodes 1..1024 (powers of two) x 7 bandwidths, one core.
 // Each repeat builds every plan and evaluates it; prints per-repeat wall time and the
 // median, plus the per-point cost, and the last repeat split into plan building and the
-// engine per strategy. Usage: bench_analytic_sweep [repeats] [--all-iterations] (the engine
-// schedules every iteration, as before repeated ones were read from iteration 0).
+// engine per strategy. Usage: bench_analytic_sweep [repeats] [--all-iterations | --shared-plans]
+// (--all-iterations: the engine schedules every iteration, as before repeated ones were read
+// from iteration 0; --shared-plans: one plan per model, strategy and node count, set to each
+// bandwidth in turn, as possim run's sweeps do on the analytic engine: model/run/sweep.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,7 +25,8 @@ using namespace possim;
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
-  const bool all_iterations = argc > 2 && std::string(argv[2]) == "--all-iterations";
+  const std::string mode = argc > 2 ? argv[2] : "";
+  const bool all_iterations = mode == "--all-iterations", shared_plans = mode == "--shared-plans";
   keep_freed_memory();  // as possim's commands do (cli/main.cpp)
   const Profile profile = load_profile("titanx_maxwell");
   std::vector<Network> nets;
@@ -43,7 +46,8 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (const Network& net : nets)
       for (const auto& strategy : strategy_names())
-        for (int n : nodes)
+        for (int n : nodes) {
+          SyncPlan plan;
           for (double g : gbps) {
             PlanRequest r;
             r.net = &net;
@@ -54,7 +58,8 @@ int main(int argc, char** argv) {
             r.batch_per_gpu = 32;
             r.iterations = 3;
             const auto a = std::chrono::steady_clock::now();
-            const SyncPlan plan = make_plan(strategy, r);
+            if (shared_plans && g != gbps.front()) plan.cluster.nic_gbps = g;
+            else plan = make_plan(strategy, r);
             const auto b = std::chrono::steady_clock::now();
             checksum += engine.run(plan, RunOptions{}).iteration_s;
             const auto c = std::chrono::steady_clock::now();
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
             engine_s += std::chrono::duration<double>(c - b).count();
             ++points;
           }
+        }
     wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::vector<double> sorted = wall;

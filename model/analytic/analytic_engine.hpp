@@ -35,6 +35,7 @@ class AnalyticEngine : public Engine {
   explicit AnalyticEngine(bool all_iterations = false) : all_iterations_(all_iterations) {}
   const char* name() const override { return "analytic"; }
   Result run(const SyncPlan& plan, const RunOptions& opt) const override;
+  bool points_are_cheap() const override { return true; }
 
  private:
   bool all_iterations_;

@@ -34,6 +34,11 @@ class Engine {
   // Whether this process runs the scenario's points and writes what the engine returns
   // (false: a live rank serving its node under mpirun, which serve()s instead).
   virtual bool writes_results() const { return true; }
+  // A point takes this engine microseconds, in this process, so that building its plan is a
+  // fair share of it (the analytic engine: a third): a sweep then builds one plan for the
+  // points that differ in the NIC's line rate alone and runs them on it in turn (run_sweep).
+  // False where a point takes seconds and the points are better spread over the jobs.
+  virtual bool points_are_cheap() const { return false; }
   // A process that writes no results: runs what its coordinator sends until told the run
   // is over.
   virtual void serve() const {}

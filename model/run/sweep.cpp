@@ -86,10 +86,11 @@ double single_gpu_images_per_s(const Scenario& s, const Engine& engine) {
   return r.iteration_s > 0 ? s.batch_per_gpu / r.iteration_s : 0;
 }
 
-Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
-                 double single_ips, const PointOptions& opt) {
-  fork_gate::let_fork();  // a search runs point after point on this thread: a waiting fork goes first
-  const SyncPlan plan = make_plan(p.strategy, plan_request(s, p));
+namespace {
+
+// Point p on a plan built for it, or for a point that differs in the NIC's line rate alone.
+Result run_plan(const SyncPlan& plan, const SweepPoint& p, const Engine& engine, double single_ips,
+                const PointOptions& opt) {
   check_plan(plan);
   RunOptions o;
   o.timeline = opt.traces(p);
@@ -100,6 +101,39 @@ Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
     throw std::runtime_error(std::string(engine.name()) + " engine: iteration time is not finite");
   r.finish(single_ips);
   return r;
+}
+
+// Runs of consecutive points (first, count) that run on one plan, in turn. The strategies
+// read the NIC's line rate nowhere but the plan's cluster (the engines read it there:
+// SyncPlan::nic_bytes_per_s()), so points that differ in the bandwidth alone share a plan
+// with its line rate set to each in turn (tests/model/run/test_shared_plans.cpp holds every
+// strategy's plan so set to the plan built at that rate, and the results to run_point's, bit
+// for bit). Not where a strategy times its candidate schemes (their times depend on the
+// rate), nor where the engine's points take seconds: one point an item, spread over the jobs.
+std::vector<std::pair<std::size_t, std::size_t>> plan_runs(const Scenario& s, const std::vector<SweepPoint>& points,
+                                                           const Engine& engine) {
+  const bool share = engine.points_are_cheap() && s.options.best_scheme != BestSchemeRule::timed;
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    if (share && !runs.empty()) {
+      const SweepPoint& q = points[runs.back().first];
+      if (q.strategy == p.strategy && q.nodes == p.nodes) {
+        ++runs.back().second;
+        continue;
+      }
+    }
+    runs.emplace_back(i, 1);
+  }
+  return runs;
+}
+
+}  // namespace
+
+Result run_point(const Scenario& s, const SweepPoint& p, const Engine& engine,
+                 double single_ips, const PointOptions& opt) {
+  fork_gate::let_fork();  // a search runs point after point on this thread: a waiting fork goes first
+  return run_plan(make_plan(p.strategy, plan_request(s, p)), p, engine, single_ips, opt);
 }
 
 std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
@@ -119,21 +153,29 @@ std::vector<Result> run_sweep(const Scenario& s, const Engine& engine, int jobs,
   std::string partial;  // the message of a point that came back partial
   // The first failure ends the sweep (parallel_for); its error names the point.
   try {
-    parallel_for(points.size(), jobs, [&](std::size_t i) {
-      Result r;
-      try {
-        r = run_point(s, points[i], engine, single, opt);
-      } catch (...) {
-        rethrow_with(where + describe(points[i]) + ": ");
+    const auto runs = plan_runs(s, points, engine);
+    parallel_for(runs.size(), jobs, [&](std::size_t run) {
+      const auto [first, count] = runs[run];
+      SyncPlan plan;
+      for (std::size_t i = first; i < first + count; ++i) {
+        Result r;
+        try {
+          fork_gate::let_fork();
+          if (i == first) plan = make_plan(points[i].strategy, plan_request(s, points[i]));
+          else plan.cluster.nic_gbps = points[i].nic_gbps;  // the one thing that differs (plan_runs)
+          r = run_plan(plan, points[i], engine, single, opt);
+        } catch (...) {
+          rethrow_with(where + describe(points[i]) + ": ");
+        }
+        const std::lock_guard<std::mutex> lock(mutex);
+        results[i] = std::move(r);
+        finished[i] = 1;
+        if (results[i].partial()) {
+          partial = where + describe(points[i]) + ": " + results[i].failure;
+          throw std::runtime_error(partial);
+        }
+        if (progress) progress(++done, points.size(), results[i]);
       }
-      const std::lock_guard<std::mutex> lock(mutex);
-      results[i] = std::move(r);
-      finished[i] = 1;
-      if (results[i].partial()) {
-        partial = where + describe(points[i]) + ": " + results[i].failure;
-        throw std::runtime_error(partial);
-      }
-      if (progress) progress(++done, points.size(), results[i]);
     });
   } catch (...) {
     if (partial.empty()) throw;
