@@ -25,6 +25,10 @@ std::string describe(const SweepPoint& p) {
   return p.strategy + " at " + counted(p.nodes, "node") + ", " + gbps + " Gbit/s";
 }
 
+// Poseidon under "best_scheme": "timed" picks each layer's scheme by the candidate plans'
+// times at the point's own line rate (PlanRequest::time_plan).
+bool times_candidates(const Scenario& s) { return s.options.best_scheme == BestSchemeRule::timed; }
+
 }  // namespace
 
 std::vector<SweepPoint> sweep_points(const Scenario& s) {
@@ -56,7 +60,7 @@ PlanRequest plan_request(const Scenario& s, const SweepPoint& p) {
   r.options = s.options;
   r.iterations = s.iterations;
   r.seed = s.seed;
-  if (s.options.best_scheme == BestSchemeRule::timed) {
+  if (times_candidates(s)) {
     // Candidates are timed in closed form: the analytic engine charges what SimGrid does
     // (bench/results/analytic_agreement.md) at a fraction of a millisecond a plan.
     std::shared_ptr<const Engine> analytic = make_engine("analytic", EngineRequest{});
@@ -112,7 +116,7 @@ Result run_plan(const SyncPlan& plan, const SweepPoint& p, const Engine& engine,
 // rate), nor where the engine's points take seconds: one point an item, spread over the jobs.
 std::vector<std::pair<std::size_t, std::size_t>> plan_runs(const Scenario& s, const std::vector<SweepPoint>& points,
                                                            const Engine& engine) {
-  const bool share = engine.points_are_cheap() && s.options.best_scheme != BestSchemeRule::timed;
+  const bool share = engine.points_are_cheap() && !times_candidates(s);
   std::vector<std::pair<std::size_t, std::size_t>> runs;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];

@@ -90,8 +90,8 @@ TEST_CASE("a sweep on shared plans gives each point's result bit for bit", "[swe
 TEST_CASE("strategies that time their candidate schemes get a plan per point, and the same results",
           "[sweep][shared-plans]") {
   // Under "timed" Poseidon picks each layer's scheme by the plan's time at this rate: at 1
-  // Gbit/s and at 100 the choices may differ, so no plan is shared (and nothing would show
-  // if one were, but for these results).
+  // Gbit/s and at 100 its plans differ (checked first), so a shared plan would show in the
+  // results.
   const Scenario s = scenario("vgg19", "titanx_maxwell", "", R"(, "best_scheme": "timed")");
   const AnalyticEngine engine;
   const double single = single_gpu_images_per_s(s, engine);
